@@ -1,0 +1,74 @@
+/* scene.c - scene bookkeeping shared by the loader and the generators. */
+#include "scene.h"
+
+#include <errno.h>
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void scene_free(scene *s)
+{
+    free(s->positions);
+    free(s->triangles);
+    memset(s, 0, sizeof *s);
+}
+
+static int triangle_is_degenerate(const float *a, const float *b, const float *c)
+{
+    float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    float e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    float n0 = e1[1] * e2[2] - e1[2] * e2[1];
+    float n1 = e1[2] * e2[0] - e1[0] * e2[2];
+    float n2 = e1[0] * e2[1] - e1[1] * e2[0];
+    return n0 == 0.0f && n1 == 0.0f && n2 == 0.0f;
+}
+
+void scene_update_bounds(scene *s)
+{
+    for (int a = 0; a < 3; a++) {
+        s->lo[a] = FLT_MAX;
+        s->hi[a] = -FLT_MAX;
+    }
+    s->n_degenerate = 0;
+    for (uint32_t t = 0; t < s->n_triangles; t++) {
+        const float *p[3];
+        for (int k = 0; k < 3; k++) {
+            p[k] = s->positions + 3 * (size_t)s->triangles[3 * (size_t)t + k];
+            for (int a = 0; a < 3; a++) {
+                if (p[k][a] < s->lo[a]) s->lo[a] = p[k][a];
+                if (p[k][a] > s->hi[a]) s->hi[a] = p[k][a];
+            }
+        }
+        s->n_degenerate += (uint32_t)triangle_is_degenerate(p[0], p[1], p[2]);
+    }
+    if (s->n_triangles == 0)
+        for (int a = 0; a < 3; a++) s->lo[a] = s->hi[a] = 0.0f;
+}
+
+int scene_write_obj(const scene *s, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    static char buf[1 << 16];
+    setvbuf(f, buf, _IOFBF, sizeof buf);
+    fprintf(f, "# written by kdalloc: %u vertices, %u triangles\n", s->n_vertices, s->n_triangles);
+    for (uint32_t v = 0; v < s->n_vertices; v++) {
+        const float *p = s->positions + 3 * (size_t)v;
+        /* %.9g round-trips every float exactly. */
+        fprintf(f, "v %.9g %.9g %.9g\n", p[0], p[1], p[2]);
+    }
+    for (uint32_t t = 0; t < s->n_triangles; t++) {
+        const uint32_t *i = s->triangles + 3 * (size_t)t;
+        fprintf(f, "f %u %u %u\n", i[0] + 1, i[1] + 1, i[2] + 1);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}

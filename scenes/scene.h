@@ -1,0 +1,64 @@
+/* scene.h - triangle scenes: Wavefront OBJ loading and procedural generation.
+ *
+ * A scene is a flat indexed triangle mesh: `positions` holds 3 floats per
+ * vertex, `triangles` holds 3 vertex indices (0-based) per triangle.  Nothing
+ * else of the OBJ file (normals, texture coordinates, materials, groups) is
+ * kept: the k-d tree and the validation renderer need positions only.
+ *
+ * Every function that can fail returns 0 on success and -1 on failure, after
+ * writing a one-line message into `err` (at most `errlen` bytes, always
+ * NUL-terminated).  OBJ errors read `file:line: what`.  On failure the scene
+ * is left empty (scene_free is safe to call on it).
+ */
+#ifndef KDA_SCENE_H
+#define KDA_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct scene {
+    float *positions;       /* 3 * n_vertices floats: x y z */
+    uint32_t *triangles;    /* 3 * n_triangles vertex indices, 0-based */
+    uint32_t n_vertices;
+    uint32_t n_triangles;
+    uint32_t n_degenerate;  /* zero-area triangles (kept, counted) */
+    float lo[3], hi[3];     /* bounds of the vertices used by triangles */
+} scene;
+
+/* Loads `path`: plain OBJ, or gzip-compressed OBJ when the name ends in ".gz"
+ * (the content is sniffed too, so a gzip file under another name works). */
+int scene_load(const char *path, scene *out, char *err, size_t errlen);
+
+/* Parses OBJ text held in memory; `name` is used in error messages only. */
+int scene_parse_obj(const char *text, size_t len, const char *name,
+                    scene *out, char *err, size_t errlen);
+
+/* Generates a built-in procedural scene.  `n_triangles` is a size hint for
+ * scalable generators (0 = the generator's default) and ignored by the fixed
+ * ones.  The output is deterministic: same name and size, same bytes. */
+int scene_generate(const char *name, uint64_t n_triangles, scene *out,
+                   char *err, size_t errlen);
+
+/* NULL-terminated list of generator names; the first is the default scene
+ * used when a command is given no input file. */
+const char *const *scene_generator_names(void);
+
+/* One-line description of a generator, or NULL for an unknown name. */
+const char *scene_generator_help(const char *name);
+
+/* Writes the scene as OBJ text (`v` and `f` lines). */
+int scene_write_obj(const scene *s, const char *path, char *err, size_t errlen);
+
+/* Recomputes bounds and the degenerate count from positions/triangles. */
+void scene_update_bounds(scene *s);
+
+void scene_free(scene *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
