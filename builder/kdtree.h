@@ -1,0 +1,168 @@
+/* kdtree.h - the k-d tree layout shared by the CPU and GPU builders and by
+ * both ray casters, the SAH cost model, and the CPU reference builder.
+ *
+ * Layout.  A tree is a compact array of 8-byte nodes plus an array of
+ * triangle references (indices into the scene's triangles).
+ *   inner node: header = (left_child << 2) | axis   (axis 0, 1, 2 = x, y, z)
+ *               split  = position of the splitting plane on that axis
+ *               the right child is always left_child + 1
+ *   leaf:       header = (count << 2) | 3
+ *               first  = index of its first reference in `refs`
+ * Node 0 is the root.  Children always have larger indices than their parent.
+ *
+ * Geometry.  Each node covers a closed box; an inner node's children cover
+ * [lo, split] and [split, hi] on its axis.  A triangle is referenced by a
+ * child when its bounding box reaches into that child:
+ *   left  if  tri_lo < split,     right  if  tri_hi > split,
+ * and a triangle lying in the plane itself (tri_lo == tri_hi == split) goes
+ * to the one side the builder chose.  (The GPU builder's binned splits use a
+ * bin-index form of the same rule; see docs/builder.md.)  Triangles that
+ * straddle the plane are referenced by both children.
+ */
+#ifndef KDA_KDTREE_H
+#define KDA_KDTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scene.h"
+
+#ifdef __CUDACC__
+#define KD_HD __host__ __device__
+#else
+#define KD_HD
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kdtree_node {
+    uint32_t header;
+    union {
+        float split;    /* inner node */
+        uint32_t first; /* leaf */
+    };
+} kdtree_node;
+
+#define KDTREE_LEAF 3u
+#define KDTREE_MAX_COUNT ((1u << 30) - 1) /* largest child index or leaf size */
+
+static inline KD_HD int kdtree_is_leaf(kdtree_node n) { return (n.header & 3u) == KDTREE_LEAF; }
+static inline KD_HD uint32_t kdtree_axis(kdtree_node n) { return n.header & 3u; }
+static inline KD_HD uint32_t kdtree_left(kdtree_node n) { return n.header >> 2; }
+static inline KD_HD uint32_t kdtree_count(kdtree_node n) { return n.header >> 2; }
+
+static inline KD_HD kdtree_node kdtree_make_inner(uint32_t axis, float split, uint32_t left)
+{
+    kdtree_node n;
+    n.header = (left << 2) | axis;
+    n.split = split;
+    return n;
+}
+
+static inline KD_HD kdtree_node kdtree_make_leaf(uint32_t first, uint32_t count)
+{
+    kdtree_node n;
+    n.header = (count << 2) | KDTREE_LEAF;
+    n.first = first;
+    return n;
+}
+
+/* ------------------------------------------------------------------------
+ * SAH cost model (Wald & Havran 2006), written once for every builder.
+ * Splitting a node of surface area SA holding N triangles at a plane that
+ * leaves N_L and N_R triangles in children of areas SA_L and SA_R costs
+ *     C_split = K_T + K_I * lambda * (SA_L / SA * N_L + SA_R / SA * N_R)
+ * where lambda = 1 - EMPTY_BONUS when one child is empty, else 1.  Keeping
+ * the node as a leaf costs C_leaf = K_I * N.  A node is split when its best
+ * plane has C_split < C_leaf and its depth is below the depth limit
+ * 8 + 1.3 log2(N_scene); otherwise it becomes a leaf.
+ * ------------------------------------------------------------------------ */
+#define KDTREE_COST_TRAVERSAL 15.0f /* K_T: one traversal step */
+#define KDTREE_COST_INTERSECT 20.0f /* K_I: one ray/triangle test */
+#define KDTREE_EMPTY_BONUS 0.2f     /* favours planes that cut off empty space */
+
+static inline KD_HD float kdtree_split_cost(float p_left, float p_right, uint32_t n_left, uint32_t n_right)
+{
+    float lambda = (n_left == 0 || n_right == 0) ? 1.0f - KDTREE_EMPTY_BONUS : 1.0f;
+    return KDTREE_COST_TRAVERSAL +
+           KDTREE_COST_INTERSECT * lambda * (p_left * (float)n_left + p_right * (float)n_right);
+}
+
+static inline KD_HD float kdtree_leaf_cost(uint32_t n) { return KDTREE_COST_INTERSECT * (float)n; }
+
+/* Surface area of a box with extents d[3]. */
+static inline KD_HD float kdtree_box_area(const float d[3])
+{
+    return 2.0f * (d[0] * d[1] + d[1] * d[2] + d[2] * d[0]);
+}
+
+/* Bounding box of triangle t. */
+static inline KD_HD void kdtree_triangle_box(const float *positions, const uint32_t *triangles,
+                                              uint32_t t, float lo[3], float hi[3])
+{
+    const float *v0 = positions + 3 * (size_t)triangles[3 * (size_t)t + 0];
+    const float *v1 = positions + 3 * (size_t)triangles[3 * (size_t)t + 1];
+    const float *v2 = positions + 3 * (size_t)triangles[3 * (size_t)t + 2];
+    for (int a = 0; a < 3; a++) {
+        float mn = v0[a] < v1[a] ? v0[a] : v1[a];
+        float mx = v0[a] > v1[a] ? v0[a] : v1[a];
+        lo[a] = mn < v2[a] ? mn : v2[a];
+        hi[a] = mx > v2[a] ? mx : v2[a];
+    }
+}
+
+/* Depth limit for a scene of n triangles: 8 + 1.3 log2(n), at most 60. */
+int kdtree_max_depth(uint32_t n_triangles);
+
+/* A built tree.  `nodes` and `refs` are host memory for a CPU tree. */
+typedef struct kdtree {
+    kdtree_node *nodes;
+    uint32_t *refs;
+    uint32_t n_nodes;
+    uint32_t n_refs;
+    float lo[3], hi[3]; /* root box: the scene bounds */
+} kdtree;
+
+/* Statistics of a tree (the paper's Table 3 columns that do not depend on
+ * the allocator; the GPU builder adds its own). */
+typedef struct kdtree_stats {
+    uint32_t n_triangles;
+    uint32_t n_nodes;
+    uint32_t n_leaves;
+    uint32_t n_empty_leaves;
+    uint32_t max_depth;      /* deepest leaf, root = 0 */
+    uint32_t depth_limit;
+    uint64_t n_refs;         /* references held by leaves */
+    double refs_per_triangle;
+    double sah_cost;         /* expected cost of a random ray, see kdtree_sah_cost */
+    double build_ms;
+} kdtree_stats;
+
+/* Builds the SAH tree on the CPU, single-threaded (O(N log N) event sweep).
+ * Returns 0, or -1 with a message (out of memory, empty scene). */
+int kdtree_build_cpu(const scene *s, kdtree *out, kdtree_stats *stats, char *err, size_t errlen);
+
+/* Fills the statistics that can be read off a finished tree (everything but
+ * build_ms). */
+void kdtree_compute_stats(const kdtree *t, uint32_t n_triangles, kdtree_stats *stats);
+
+/* SAH cost of the whole tree, relative to the root's area:
+ *   sum over inner nodes K_T * SA(node) / SA(root)
+ * + sum over leaves    K_I * count * SA(leaf) / SA(root). */
+double kdtree_sah_cost(const kdtree *t);
+
+/* Checks the structural invariants of a tree against its scene: child
+ * indices in range and each node reached exactly once, every leaf's
+ * references in range and overlapping the leaf's box, no triangle referenced
+ * twice by one leaf, every triangle referenced by some leaf, depth within
+ * the limit.  Returns 0, or -1 with the first violation in `err`. */
+int kdtree_check(const kdtree *t, const scene *s, char *err, size_t errlen);
+
+void kdtree_free(kdtree *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,310 @@
+/* test_builder.c - the CPU reference builder and the tree checker.
+ *
+ * Oracles: kdtree_check's invariants (every reference overlaps its leaf's
+ * box, every triangle referenced, children reached once, depth limit), a
+ * brute-force SAH search over every candidate plane of small scenes, and
+ * hand-made scenes whose right answer is obvious.  The checker itself is
+ * shown to fail on corrupted trees. */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kdtree.h"
+#include "scene.h"
+
+static char err[512];
+
+/* A scene from explicit triangles, 3 vertices each, unshared. */
+static scene scene_from_triangles(const float (*tri)[9], uint32_t n)
+{
+    scene s = {0};
+    s.n_triangles = n;
+    s.n_vertices = 3 * n;
+    s.positions = malloc(sizeof(float) * 9 * n);
+    s.triangles = malloc(sizeof(uint32_t) * 3 * n);
+    cr_assert(s.positions && s.triangles);
+    memcpy(s.positions, tri, sizeof(float) * 9 * n);
+    for (uint32_t i = 0; i < 3 * n; i++) s.triangles[i] = i;
+    scene_update_bounds(&s);
+    return s;
+}
+
+static void build_and_check(const scene *s, kdtree *t, kdtree_stats *st)
+{
+    cr_assert_eq(kdtree_build_cpu(s, t, st, err, sizeof err), 0, "build failed: %s", err);
+    cr_assert_eq(kdtree_check(t, s, err, sizeof err), 0, "invariant broken: %s", err);
+    cr_assert_eq(st->n_nodes, t->n_nodes);
+    cr_assert_eq(st->n_refs, t->n_refs, "leaf counts must add up to the reference array");
+    cr_assert_geq(st->n_refs, s->n_triangles, "every triangle is referenced at least once");
+    cr_assert_leq(st->max_depth, st->depth_limit);
+    cr_assert_eq(st->n_leaves * 2 - 1, st->n_nodes, "a k-d tree with pairs of children has 2L-1 nodes");
+}
+
+Test(builder, depth_limit_formula)
+{
+    cr_assert_eq(kdtree_max_depth(1), 8);
+    cr_assert_eq(kdtree_max_depth(1024), 21);    /* 8 + 13.0 */
+    cr_assert_eq(kdtree_max_depth(1000000), 33); /* 8 + 25.9 */
+    cr_assert_eq(kdtree_max_depth(UINT32_MAX), 49);
+}
+
+Test(builder, empty_scene_is_an_error)
+{
+    scene s = {0};
+    kdtree t;
+    cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), -1);
+    cr_assert(strstr(err, "empty"), "message: %s", err);
+}
+
+Test(builder, single_triangle)
+{
+    static const float tri[1][9] = {{0, 0, 0, 1, 0, 0, 0, 1, 0}};
+    scene s = scene_from_triangles(tri, 1);
+    kdtree t;
+    kdtree_stats st;
+    build_and_check(&s, &t, &st);
+    cr_assert_eq(st.n_refs, 1);
+    kdtree_free(&t);
+    scene_free(&s);
+}
+
+/* Two small triangles far apart: the SAH must separate them. */
+Test(builder, separates_distant_triangles)
+{
+    static const float tri[2][9] = {{0, 0, 0, 1, 0, 0, 0, 1, 0}, {100, 0, 0, 101, 0, 0, 100, 1, 0}};
+    scene s = scene_from_triangles(tri, 2);
+    kdtree t;
+    kdtree_stats st;
+    build_and_check(&s, &t, &st);
+    cr_assert_eq(st.n_refs, 2, "nothing straddles, so nothing is duplicated");
+    for (uint32_t i = 0; i < t.n_nodes; i++)
+        if (kdtree_is_leaf(t.nodes[i])) cr_assert_leq(kdtree_count(t.nodes[i]), 1);
+    cr_assert_lt(st.sah_cost, kdtree_leaf_cost(2));
+    kdtree_free(&t);
+    scene_free(&s);
+}
+
+static uint64_t rng_state = 12345;
+static float rnd(void)
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)(rng_state >> 40) / (float)(1u << 24);
+}
+
+/* Random small triangles, some of them flat on an axis, some huge. */
+static scene random_scene(uint32_t n, uint64_t seed)
+{
+    rng_state = seed;
+    float(*tri)[9] = malloc(sizeof *tri * n);
+    for (uint32_t i = 0; i < n; i++) {
+        float c[3] = {rnd() * 10, rnd() * 10, rnd() * 10}, size = (i % 17 == 0) ? 6.0f : 0.5f;
+        for (int v = 0; v < 3; v++)
+            for (int a = 0; a < 3; a++) tri[i][3 * v + a] = c[a] + (rnd() - 0.5f) * size;
+        if (i % 5 == 0)
+            for (int v = 0; v < 3; v++) tri[i][3 * v + (int)(i % 3)] = c[i % 3]; /* planar on one axis */
+    }
+    scene s = scene_from_triangles((const float(*)[9])tri, n);
+    free(tri);
+    return s;
+}
+
+/* The cheapest split of the root by trying every candidate plane directly
+ * against the classification rule of kdtree.h. */
+static float brute_force_root_cost(const scene *s)
+{
+    float best = kdtree_leaf_cost(s->n_triangles);
+    float d[3] = {s->hi[0] - s->lo[0], s->hi[1] - s->lo[1], s->hi[2] - s->lo[2]};
+    float area = kdtree_box_area(d);
+    for (int a = 0; a < 3; a++) {
+        for (uint32_t cand = 0; cand < s->n_triangles; cand++) {
+            float clo[3], chi[3];
+            kdtree_triangle_box(s->positions, s->triangles, cand, clo, chi);
+            for (int end = 0; end < 2; end++) {
+                float p = end ? chi[a] : clo[a];
+                if (!(p > s->lo[a] && p < s->hi[a])) continue;
+                uint32_t nl = 0, nr = 0, np = 0;
+                for (uint32_t t = 0; t < s->n_triangles; t++) {
+                    float lo[3], hi[3];
+                    kdtree_triangle_box(s->positions, s->triangles, t, lo, hi);
+                    if (lo[a] == p && hi[a] == p) np++;
+                    else {
+                        nl += lo[a] < p;
+                        nr += hi[a] > p;
+                    }
+                }
+                float dl[3] = {d[0], d[1], d[2]}, dr[3] = {d[0], d[1], d[2]};
+                dl[a] = p - s->lo[a];
+                dr[a] = s->hi[a] - p;
+                float pl = kdtree_box_area(dl) / area, pr = kdtree_box_area(dr) / area;
+                float c1 = kdtree_split_cost(pl, pr, nl + np, nr), c2 = kdtree_split_cost(pl, pr, nl, nr + np);
+                if (c1 < best) best = c1;
+                if (c2 < best) best = c2;
+            }
+        }
+    }
+    return best;
+}
+
+/* The sweep's root split costs what the brute-force search finds. */
+Test(builder, root_split_is_the_exact_sah_optimum)
+{
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        scene s = random_scene(40 + (uint32_t)seed * 7, seed);
+        kdtree t;
+        cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0);
+        float expect = brute_force_root_cost(&s);
+        kdtree_node root = t.nodes[0];
+        cr_assert(!kdtree_is_leaf(root), "seed %llu: root should split", (unsigned long long)seed);
+        /* Recount the chosen plane's cost from the tree itself. */
+        uint32_t a = kdtree_axis(root);
+        float p = root.split;
+        float d[3] = {s.hi[0] - s.lo[0], s.hi[1] - s.lo[1], s.hi[2] - s.lo[2]};
+        float dl[3] = {d[0], d[1], d[2]}, dr[3] = {d[0], d[1], d[2]};
+        dl[a] = p - s.lo[a];
+        dr[a] = s.hi[a] - p;
+        /* Count the root children's triangles: distinct references below each. */
+        uint32_t counts[2] = {0, 0};
+        for (int c = 0; c < 2; c++) {
+            uint8_t *seen = calloc(s.n_triangles, 1);
+            uint32_t stack[128], sp = 0;
+            stack[sp++] = kdtree_left(root) + (uint32_t)c;
+            while (sp) {
+                kdtree_node n = t.nodes[stack[--sp]];
+                if (kdtree_is_leaf(n)) {
+                    for (uint32_t i = 0; i < kdtree_count(n); i++) {
+                        uint32_t tri = t.refs[n.first + i];
+                        counts[c] += !seen[tri];
+                        seen[tri] = 1;
+                    }
+                } else {
+                    stack[sp++] = kdtree_left(n);
+                    stack[sp++] = kdtree_left(n) + 1;
+                }
+            }
+            free(seen);
+        }
+        float area = kdtree_box_area(d);
+        float got = kdtree_split_cost(kdtree_box_area(dl) / area, kdtree_box_area(dr) / area, counts[0], counts[1]);
+        cr_assert_float_eq(got, expect, 1e-4f * expect, "seed %llu: tree's root split costs %g, optimum %g",
+                           (unsigned long long)seed, got, expect);
+        kdtree_free(&t);
+        scene_free(&s);
+    }
+}
+
+static void check_generated(const char *name, uint64_t n)
+{
+    scene s;
+    cr_assert_eq(scene_generate(name, n, &s, err, sizeof err), 0, "%s: %s", name, err);
+    kdtree t;
+    kdtree_stats st;
+    build_and_check(&s, &t, &st);
+    kdtree_free(&t);
+    scene_free(&s);
+}
+
+Test(builder, procedural_scenes) { check_generated("spheres", 30000); }
+Test(builder, default_scene, .timeout = 120) { check_generated(scene_generator_names()[0], 0); }
+
+/* Degenerate inputs terminate with a valid tree. */
+Test(builder, all_triangles_in_one_plane) { check_generated("flat", 5000); }
+Test(builder, identical_triangles) { check_generated("stacked", 500); }
+
+static void check_real_scene(const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", KDA_SHARED_SCENES, file);
+    scene s;
+    cr_assert_eq(scene_load(path, &s, err, sizeof err), 0, "%s (the shared scenes must be beside the checkout)",
+                 err);
+    kdtree t;
+    kdtree_stats st;
+    build_and_check(&s, &t, &st);
+    cr_assert_lt(st.sah_cost, kdtree_leaf_cost(s.n_triangles) / 100.0, "%s: the tree must pay off", file);
+    cr_assert_lt(st.refs_per_triangle, 20.0, "%s: N_ref %g", file, st.refs_per_triangle);
+    kdtree_free(&t);
+    scene_free(&s);
+}
+
+Test(builder, real_scene_sponza) { check_real_scene("sponza.obj.gz"); }
+Test(builder, real_scene_sibenik) { check_real_scene("sibenik.obj.gz"); }
+Test(builder, real_scene_bunny) { check_real_scene("bunny.obj.gz"); }
+Test(builder, real_scene_teapot) { check_real_scene("teapot.obj.gz"); }
+
+/* ---- the checker rejects broken trees ---- */
+
+static void corrupt_and_expect(void (*corrupt)(kdtree *, const scene *), const char *expect)
+{
+    scene s = random_scene(300, 99);
+    kdtree t;
+    cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0);
+    cr_assert_eq(kdtree_check(&t, &s, err, sizeof err), 0, "%s", err);
+    corrupt(&t, &s);
+    cr_assert_eq(kdtree_check(&t, &s, err, sizeof err), -1, "the checker missed: %s", expect);
+    cr_assert(strstr(err, expect), "message '%s' should mention '%s'", err, expect);
+    kdtree_free(&t);
+    scene_free(&s);
+}
+
+static uint32_t first_leaf_with_refs(const kdtree *t)
+{
+    for (uint32_t i = 0; i < t->n_nodes; i++)
+        if (kdtree_is_leaf(t->nodes[i]) && kdtree_count(t->nodes[i]) >= 2) return i;
+    cr_assert_fail("no leaf with two references");
+    return 0;
+}
+
+static void drop_references(kdtree *t, const scene *s)
+{
+    (void)s; /* empty every leaf holding triangle 0 */
+    for (uint32_t i = 0; i < t->n_nodes; i++)
+        if (kdtree_is_leaf(t->nodes[i]))
+            for (uint32_t k = 0; k < kdtree_count(t->nodes[i]); k++)
+                if (t->refs[t->nodes[i].first + k] == 0) t->nodes[i] = kdtree_make_leaf(0, 0);
+}
+static void split_outside_box(kdtree *t, const scene *s)
+{
+    uint32_t a = kdtree_axis(t->nodes[0]);
+    t->nodes[0].split = s->hi[a] + 1.0f;
+}
+static void reference_out_of_range(kdtree *t, const scene *s)
+{
+    t->refs[t->nodes[first_leaf_with_refs(t)].first] = s->n_triangles;
+}
+static void duplicate_in_leaf(kdtree *t, const scene *s)
+{
+    (void)s;
+    kdtree_node n = t->nodes[first_leaf_with_refs(t)];
+    t->refs[n.first + 1] = t->refs[n.first];
+}
+static void child_cycle(kdtree *t, const scene *s)
+{
+    (void)s;
+    t->nodes[0] = kdtree_make_inner(kdtree_axis(t->nodes[0]), t->nodes[0].split, 0);
+}
+/* Moves a leaf's reference to a triangle far from the leaf's box. */
+static void far_reference(kdtree *t, const scene *s)
+{
+    float box_lo[3], box_hi[3];
+    uint32_t far_tri = 0;
+    float best = -1.0f;
+    kdtree_node n = t->nodes[first_leaf_with_refs(t)];
+    kdtree_triangle_box(s->positions, s->triangles, t->refs[n.first], box_lo, box_hi);
+    for (uint32_t i = 0; i < s->n_triangles; i++) {
+        float lo[3], hi[3];
+        kdtree_triangle_box(s->positions, s->triangles, i, lo, hi);
+        float dist = fabsf(lo[0] - box_lo[0]) + fabsf(lo[1] - box_lo[1]) + fabsf(lo[2] - box_lo[2]);
+        if (dist > best) best = dist, far_tri = i;
+    }
+    t->refs[n.first] = far_tri;
+}
+
+Test(checker, finds_unreferenced_triangle) { corrupt_and_expect(drop_references, "referenced by no leaf"); }
+Test(checker, finds_split_outside_box) { corrupt_and_expect(split_outside_box, "outside its box"); }
+Test(checker, finds_reference_out_of_range) { corrupt_and_expect(reference_out_of_range, "out of range"); }
+Test(checker, finds_duplicate_reference) { corrupt_and_expect(duplicate_in_leaf, "referenced twice"); }
+Test(checker, finds_bad_child_index) { corrupt_and_expect(child_cycle, "child index"); }
+Test(checker, finds_reference_outside_leaf_box) { corrupt_and_expect(far_reference, "does not overlap"); }
