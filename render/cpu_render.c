@@ -1,0 +1,163 @@
+/* cpu_render.c - the CPU ray caster and its brute-force validation, spread
+ * over all cores with POSIX threads (rows and rays interleaved). */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "render.h"
+#include "shade.h"
+
+static int cpu_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 256 ? 256 : (int)n);
+}
+
+static trace_scene make_trace_scene(const kdtree *t, const scene *s)
+{
+    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}};
+    memcpy(ts.lo, t->lo, sizeof ts.lo);
+    memcpy(ts.hi, t->hi, sizeof ts.hi);
+    return ts;
+}
+
+/* Runs job(arg, worker, n_workers) on every core and waits. */
+static void run_parallel(void *(*job)(void *), void *args, size_t arg_size, int n)
+{
+    pthread_t threads[256];
+    int started = 0;
+    for (int i = 1; i < n; i++)
+        if (pthread_create(&threads[i], NULL, job, (char *)args + (size_t)i * arg_size) == 0) started = i;
+        else break;
+    /* Workers that failed to start: run their share here. */
+    for (int i = started + 1; i < n; i++) job((char *)args + (size_t)i * arg_size);
+    job(args);
+    for (int i = 1; i <= started; i++) pthread_join(threads[i], NULL);
+}
+
+typedef struct render_job {
+    const trace_scene *ts;
+    const camera_basis *basis;
+    const render_options *opt;
+    image *img;
+    int worker, n_workers;
+} render_job;
+
+static void *render_rows(void *p)
+{
+    render_job *job = p;
+    const image *img = job->img;
+    for (uint32_t y = (uint32_t)job->worker; y < img->height; y += (uint32_t)job->n_workers)
+        for (uint32_t x = 0; x < img->width; x++) {
+            size_t i = (size_t)y * img->width + x;
+            uint32_t count = shade_pixel(job->ts, job->basis, job->opt->mode, job->opt->shadows, x, y,
+                                         img->rgb + 3 * i);
+            if (img->counts) img->counts[i] = count;
+        }
+    return NULL;
+}
+
+static double elapsed_ms(struct timespec t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+}
+
+int render_cpu(const kdtree *t, const scene *s, const render_options *opt, image *out, double *ms,
+               char *err, size_t errlen)
+{
+    if (camera_check(&opt->cam, err, errlen)) return -1;
+    if (image_alloc(out, opt->cam.width, opt->cam.height, opt->mode != SHADE_DIFFUSE, err, errlen)) return -1;
+    camera_basis basis;
+    camera_make_basis(&opt->cam, s->lo, s->hi, &basis);
+    trace_scene ts = make_trace_scene(t, s);
+    int n = cpu_threads();
+    render_job jobs[256];
+    for (int i = 0; i < n; i++) jobs[i] = (render_job){&ts, &basis, opt, out, i, n};
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_parallel(render_rows, jobs, sizeof jobs[0], n);
+    if (ms) *ms = elapsed_ms(t0);
+    if (opt->mode != SHADE_DIFFUSE) image_colorize_counts(out, opt->mode);
+    return 0;
+}
+
+/* ---- validation ---- */
+
+uint64_t validation_pixel(uint64_t i, uint64_t n, uint32_t width, uint32_t height)
+{
+    uint64_t pixels = (uint64_t)width * height;
+    if (n == 0 || n >= pixels) return i % pixels;
+    /* splitmix64 of i: a fixed, well-spread sample (repeats are harmless). */
+    uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (z ^ (z >> 31)) % pixels;
+}
+
+void validation_record(validation *v, uint64_t ray_index, uint32_t tree_tri, float tree_t, uint32_t brute_tri,
+                       float brute_t)
+{
+    v->rays++;
+    v->hits += brute_tri != RAY_NO_HIT;
+    int same;
+    if (tree_tri == RAY_NO_HIT || brute_tri == RAY_NO_HIT) same = tree_tri == brute_tri;
+    else same = tree_tri == brute_tri || fabsf(tree_t - brute_t) <= VALIDATION_REL_TOLERANCE * brute_t;
+    if (same) return;
+    if (v->mismatches++ == 0)
+        snprintf(v->first, sizeof v->first,
+                 "ray %llu: tree hit triangle %d at t=%.9g, brute force hit triangle %d at t=%.9g",
+                 (unsigned long long)ray_index, tree_tri == RAY_NO_HIT ? -1 : (int)tree_tri, tree_t,
+                 brute_tri == RAY_NO_HIT ? -1 : (int)brute_tri, brute_t);
+}
+
+typedef struct validate_job {
+    const trace_scene *ts;
+    const scene *s;
+    const camera_basis *basis;
+    uint64_t n_rays;
+    validation result;
+    int worker, n_workers;
+} validate_job;
+
+static void *validate_rays(void *p)
+{
+    validate_job *job = p;
+    const camera_basis *b = job->basis;
+    uint64_t total = job->n_rays ? job->n_rays : (uint64_t)b->width * b->height;
+    for (uint64_t i = (uint64_t)job->worker; i < total; i += (uint64_t)job->n_workers) {
+        uint64_t px = validation_pixel(i, job->n_rays, b->width, b->height);
+        ray r = camera_ray(b, (uint32_t)(px % b->width), (uint32_t)(px / b->width));
+        ray_hit tree = trace_scene_ray(job->ts, &r);
+        ray_hit brute = brute_force_trace(job->s->positions, job->s->triangles, job->s->n_triangles, &r);
+        validation_record(&job->result, i, tree.tri, tree.t, brute.tri, brute.t);
+    }
+    return NULL;
+}
+
+int validate_camera_rays_cpu(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
+                             validation *v, char *err, size_t errlen)
+{
+    if (camera_check(c, err, errlen)) return -1;
+    camera_basis basis;
+    camera_make_basis(c, s->lo, s->hi, &basis);
+    trace_scene ts = make_trace_scene(t, s);
+    int n = cpu_threads();
+    validate_job jobs[256];
+    for (int i = 0; i < n; i++) jobs[i] = (validate_job){&ts, s, &basis, n_rays, {0}, i, n};
+    run_parallel(validate_rays, jobs, sizeof jobs[0], n);
+    memset(v, 0, sizeof *v);
+    for (int i = 0; i < n; i++) {
+        const validation *r = &jobs[i].result;
+        if (r->mismatches && !v->mismatches) memcpy(v->first, r->first, sizeof v->first);
+        v->rays += r->rays;
+        v->hits += r->hits;
+        v->mismatches += r->mismatches;
+    }
+    return 0;
+}

@@ -1,0 +1,96 @@
+/* render.h - the validation renderer: camera, CPU ray caster, checks
+ * against brute force, and PNG output.  The GPU ray caster (gpu_render.h)
+ * shares the camera, the traversal and the shading code with this one. */
+#ifndef KDA_RENDER_H
+#define KDA_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kdtree.h"
+#include "scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct camera {
+    float eye[3], target[3], up[3];
+    float fov_deg; /* vertical field of view */
+    uint32_t width, height;
+} camera;
+
+/* Largest image side accepted, and largest pixel count (about 1 GiB RGB). */
+#define CAMERA_MAX_SIDE 32768u
+#define CAMERA_MAX_PIXELS (1ull << 28)
+
+/* Sets eye, target and up so that the box is in view from its +z side,
+ * slightly above; keeps fov, width and height. */
+void camera_frame(const float lo[3], const float hi[3], camera *c);
+
+/* Rejects NaN/Inf values, eye == target, up parallel to the view direction,
+ * fov outside (0, 180), and sizes of zero or above the limits. */
+int camera_check(const camera *c, char *err, size_t errlen);
+
+/* What a pixel shows. */
+typedef enum shade_mode {
+    SHADE_DIFFUSE, /* grey, headlight diffuse from the geometric normal */
+    SHADE_STEPS,   /* heat map of inner nodes visited per ray */
+    SHADE_TESTS    /* heat map of ray/triangle tests per ray (leaf sizes) */
+} shade_mode;
+
+typedef struct render_options {
+    camera cam;
+    shade_mode mode;
+    int shadows; /* one shadow ray per hit toward a light above the scene */
+} render_options;
+
+/* An RGB8 image plus, for the heat-map modes, the per-pixel counts. */
+typedef struct image {
+    uint8_t *rgb;
+    uint32_t *counts;
+    uint32_t width, height;
+} image;
+
+int image_alloc(image *img, uint32_t width, uint32_t height, int with_counts, char *err, size_t errlen);
+void image_free(image *img);
+
+/* Turns the counts of a heat-map render into colours (blue = few, red =
+ * many, scaled to the largest count) and draws a labelled colour bar. */
+void image_colorize_counts(image *img, shade_mode mode);
+
+int image_write_png(const image *img, const char *path, char *err, size_t errlen);
+
+/* Renders on the CPU with all cores.  Returns 0 or -1 (bad camera, out of
+ * memory).  `ms`, when not NULL, receives the wall time of the ray casting. */
+int render_cpu(const kdtree *t, const scene *s, const render_options *opt, image *out, double *ms,
+               char *err, size_t errlen);
+
+/* Comparison of a tree's closest hits with brute force. */
+typedef struct validation {
+    uint64_t rays;
+    uint64_t hits;       /* rays that hit something (brute force) */
+    uint64_t mismatches; /* hit vs miss, or another triangle further than the tolerance */
+    char first[256];     /* the first mismatch, described */
+} validation;
+
+/* Two hits agree when they name the same triangle, or their distances
+ * differ by at most this fraction (a tie on a shared edge). */
+#define VALIDATION_REL_TOLERANCE 1e-5f
+
+/* Picks `n_rays` camera rays (every pixel when 0) and checks them on the CPU. */
+int validate_camera_rays_cpu(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
+                             validation *v, char *err, size_t errlen);
+
+/* Pixel index of the i-th of n sampled rays of a w x h image (every pixel in
+ * order when n == 0 or n >= w*h, else a deterministic scattered sample). */
+uint64_t validation_pixel(uint64_t i, uint64_t n, uint32_t width, uint32_t height);
+
+/* Records one comparison into v. */
+void validation_record(validation *v, uint64_t ray_index, uint32_t tree_tri, float tree_t, uint32_t brute_tri,
+                       float brute_t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,215 @@
+/* traverse.h - ray casting through a k-d tree, shared verbatim by the CPU
+ * and GPU ray casters (compiled as C on the host and as CUDA on the device,
+ * with no FMA contraction on either side, so both give the same bits).
+ *
+ * - Triangle test: watertight (Woop, Benthin & Wald 2013).  Brute force and
+ *   the tree call the same function, so they agree on every triangle.
+ * - Traversal: front-to-back with an explicit stack; a leaf records the
+ *   closest hit among its triangles, and the walk stops as soon as the best
+ *   hit lies before the end of the current leaf's ray interval.
+ */
+#ifndef KDA_TRAVERSE_H
+#define KDA_TRAVERSE_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "kdtree.h"
+
+#define TRAVERSE_STACK 64 /* > the depth limit of kdtree_max_depth (60) */
+#define RAY_NO_HIT 0xffffffffu
+
+typedef struct ray {
+    float o[3], d[3];
+} ray;
+
+typedef struct ray_hit {
+    float t;        /* distance along d (d is unit length for camera rays) */
+    uint32_t tri;   /* RAY_NO_HIT when the ray hits nothing */
+    uint32_t steps; /* inner nodes visited */
+    uint32_t tests; /* ray/triangle tests */
+} ray_hit;
+
+/* Per-ray constants of the watertight test. */
+typedef struct ray_shear {
+    int kx, ky, kz;
+    float sx, sy, sz;
+} ray_shear;
+
+static inline KD_HD ray_shear ray_make_shear(const ray *r)
+{
+    ray_shear s;
+    float ax = fabsf(r->d[0]), ay = fabsf(r->d[1]), az = fabsf(r->d[2]);
+    s.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
+    s.kx = (s.kz + 1) % 3;
+    s.ky = (s.kx + 1) % 3;
+    if (r->d[s.kz] < 0.0f) { /* keep the winding */
+        int k = s.kx;
+        s.kx = s.ky;
+        s.ky = k;
+    }
+    s.sx = r->d[s.kx] / r->d[s.kz];
+    s.sy = r->d[s.ky] / r->d[s.kz];
+    s.sz = 1.0f / r->d[s.kz];
+    return s;
+}
+
+/* Watertight ray/triangle test.  Returns 1 and sets *t when the ray hits
+ * the triangle at 0 < t < t_max. */
+static inline KD_HD int ray_triangle(const ray *r, const ray_shear *s, const float *v0, const float *v1,
+                                     const float *v2, float t_max, float *t)
+{
+    float a[3] = {v0[0] - r->o[0], v0[1] - r->o[1], v0[2] - r->o[2]};
+    float b[3] = {v1[0] - r->o[0], v1[1] - r->o[1], v1[2] - r->o[2]};
+    float c[3] = {v2[0] - r->o[0], v2[1] - r->o[1], v2[2] - r->o[2]};
+    float ax = a[s->kx] - s->sx * a[s->kz], ay = a[s->ky] - s->sy * a[s->kz];
+    float bx = b[s->kx] - s->sx * b[s->kz], by = b[s->ky] - s->sy * b[s->kz];
+    float cx = c[s->kx] - s->sx * c[s->kz], cy = c[s->ky] - s->sy * c[s->kz];
+    float u = cx * by - cy * bx;
+    float v = ax * cy - ay * cx;
+    float w = bx * ay - by * ax;
+    if (u == 0.0f || v == 0.0f || w == 0.0f) { /* on an edge: decide in double */
+        u = (float)((double)cx * (double)by - (double)cy * (double)bx);
+        v = (float)((double)ax * (double)cy - (double)ay * (double)cx);
+        w = (float)((double)bx * (double)ay - (double)by * (double)ax);
+    }
+    if ((u < 0.0f || v < 0.0f || w < 0.0f) && (u > 0.0f || v > 0.0f || w > 0.0f)) return 0;
+    float det = u + v + w;
+    if (det == 0.0f) return 0;
+    float az = s->sz * a[s->kz], bz = s->sz * b[s->kz], cz = s->sz * c[s->kz];
+    float tt = u * az + v * bz + w * cz;
+    if (det < 0.0f) {
+        tt = -tt;
+        det = -det;
+    }
+    if (tt <= 0.0f || tt >= t_max * det) return 0;
+    *t = tt / det;
+    return *t > 0.0f && *t < t_max;
+}
+
+/* Clips the ray to a box; returns 0 when it misses. */
+static inline KD_HD int ray_box(const ray *r, const float inv_d[3], const float lo[3], const float hi[3],
+                                float *t0, float *t1)
+{
+    float tmin = 0.0f, tmax = INFINITY;
+    for (int a = 0; a < 3; a++) {
+        float tn = (lo[a] - r->o[a]) * inv_d[a];
+        float tf = (hi[a] - r->o[a]) * inv_d[a];
+        if (tn > tf) {
+            float k = tn;
+            tn = tf;
+            tf = k;
+        }
+        /* (x - o) * inf is NaN when the ray lies in the slab's plane: the
+         * comparisons below then leave the interval unchanged. */
+        if (tn > tmin) tmin = tn;
+        if (tf < tmax) tmax = tf;
+    }
+    *t0 = tmin;
+    *t1 = tmax;
+    return tmin <= tmax;
+}
+
+static inline KD_HD void triangle_vertices(const float *positions, const uint32_t *triangles, uint32_t tri,
+                                           const float **v0, const float **v1, const float **v2)
+{
+    *v0 = positions + 3 * (size_t)triangles[3 * (size_t)tri + 0];
+    *v1 = positions + 3 * (size_t)triangles[3 * (size_t)tri + 1];
+    *v2 = positions + 3 * (size_t)triangles[3 * (size_t)tri + 2];
+}
+
+typedef struct trace_item {
+    uint32_t node;
+    float t0, t1;
+} trace_item;
+
+static inline KD_HD void trace_push(trace_item *stack, int *sp, uint32_t node, float t0, float t1)
+{
+    stack[*sp].node = node;
+    stack[*sp].t0 = t0;
+    stack[*sp].t1 = t1;
+    (*sp)++;
+}
+
+/* Closest hit of the ray through the tree. */
+static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_t *refs, const float tree_lo[3],
+                                         const float tree_hi[3], const float *positions,
+                                         const uint32_t *triangles, const ray *r)
+{
+    ray_hit hit = {INFINITY, RAY_NO_HIT, 0, 0};
+    float inv_d[3] = {1.0f / r->d[0], 1.0f / r->d[1], 1.0f / r->d[2]};
+    float t0, t1;
+    if (!ray_box(r, inv_d, tree_lo, tree_hi, &t0, &t1)) return hit;
+    ray_shear shear = ray_make_shear(r);
+    trace_item stack[TRAVERSE_STACK];
+    int sp = 0;
+    uint32_t node = 0;
+    for (;;) {
+        kdtree_node n = nodes[node];
+        while (!kdtree_is_leaf(n)) {
+            hit.steps++;
+            uint32_t a = kdtree_axis(n);
+            float o = r->o[a], split = n.split;
+            int below_first = o < split || (o == split && r->d[a] <= 0.0f);
+            uint32_t first = kdtree_left(n) + (below_first ? 0u : 1u);
+            uint32_t second = kdtree_left(n) + (below_first ? 1u : 0u);
+            if (r->d[a] == 0.0f) {
+                if (o == split) /* ray lies in the plane: both sides touch it */
+                    trace_push(stack, &sp, second, t0, t1);
+                node = first;
+            } else {
+                float t_split = (split - o) * inv_d[a];
+                if (t_split > t1 || t_split <= 0.0f) {
+                    node = first;
+                } else if (t_split < t0) {
+                    node = second;
+                } else {
+                    trace_push(stack, &sp, second, t_split, t1);
+                    node = first;
+                    t1 = t_split;
+                }
+            }
+            n = nodes[node];
+        }
+        uint32_t count = kdtree_count(n);
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t tri = refs[n.first + i];
+            const float *v0, *v1, *v2;
+            triangle_vertices(positions, triangles, tri, &v0, &v1, &v2);
+            float t;
+            hit.tests++;
+            if (ray_triangle(r, &shear, v0, v1, v2, hit.t, &t)) {
+                hit.t = t;
+                hit.tri = tri;
+            }
+        }
+        if (hit.tri != RAY_NO_HIT && hit.t <= t1) return hit;
+        if (sp == 0) return hit;
+        trace_item it = stack[--sp];
+        node = it.node;
+        t0 = it.t0;
+        t1 = it.t1;
+        if (hit.tri != RAY_NO_HIT && hit.t <= t0) return hit;
+    }
+}
+
+/* Closest hit by testing every triangle: the oracle. */
+static inline KD_HD ray_hit brute_force_trace(const float *positions, const uint32_t *triangles,
+                                              uint32_t n_triangles, const ray *r)
+{
+    ray_hit hit = {INFINITY, RAY_NO_HIT, 0, 0};
+    ray_shear shear = ray_make_shear(r);
+    for (uint32_t tri = 0; tri < n_triangles; tri++) {
+        const float *v0, *v1, *v2;
+        float t;
+        triangle_vertices(positions, triangles, tri, &v0, &v1, &v2);
+        if (ray_triangle(r, &shear, v0, v1, v2, hit.t, &t)) {
+            hit.t = t;
+            hit.tri = tri;
+        }
+    }
+    hit.tests = n_triangles;
+    return hit;
+}
+
+#endif
