@@ -1,0 +1,56 @@
+/* bump.h - AtomicMalloc and AWMalloc (Vinkler & Havran 2015, Sec. 4.1, 5.1):
+ * a single shared offset advanced with atomicAdd.  Neither keeps headers,
+ * and free() does nothing: they are not full allocators, the paper's lower
+ * bounds for speed.
+ *
+ * AtomicMalloc never reuses memory.  Once a request runs past the end of
+ * the pool it returns NULL, and so does every request after it: the offset
+ * stays past the end (documented behaviour, not a leak to repair).
+ *
+ * AWMalloc treats the pool as a ring: a request that would run past the end
+ * wraps to the start with atomicCAS (the paper's Algorithm 2).  Memory is
+ * reused by overwriting whatever was there, so it is only correct when every
+ * block is dead before the ring comes round again.  It returns NULL only
+ * for a request larger than the pool.  Repair: Algorithm 2 as printed can
+ * return the range just below the current offset (someone else's) when that
+ * offset sits within one request of the end; here a block is only ever the
+ * range that this thread's own atomicAdd or atomicCAS reserved.
+ */
+#ifndef KDA_BUMP_H
+#define KDA_BUMP_H
+
+#include <stddef.h>
+
+#include "heap.h"
+#include "port.h"
+
+KDA_FN uint64_t bump_padded(uint64_t size) { return (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1); }
+
+KDA_FN void *atomic_malloc(const kda_heap *h, uint64_t size)
+{
+    uint64_t need = bump_padded(size);
+    if (need == 0 || need > h->bytes) return NULL;
+    uint64_t offset = kda_add64(h->counter, need);
+    if (offset + need > h->bytes) return NULL;
+    return h->base + offset;
+}
+
+KDA_FN void *aw_malloc(const kda_heap *h, uint64_t size)
+{
+    uint64_t need = bump_padded(size);
+    if (need == 0 || need > h->bytes) return NULL;
+    for (;;) {
+        uint64_t offset = kda_add64(h->counter, need);
+        if (offset + need <= h->bytes) return h->base + offset;
+        /* Past the end: try to restart the ring with our block at 0. */
+        uint64_t seen = offset + need;
+        for (;;) {
+            uint64_t prev = kda_cas64(h->counter, seen, need);
+            if (prev == seen) return h->base;
+            if (prev + need <= h->bytes) break; /* someone else wrapped: add again */
+            seen = prev;                        /* the end moved on; wrap at it */
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,75 @@
+/* port.h - the few primitives the allocators use, for CUDA device code and
+ * for host threads, so that the very same algorithm text runs on both.
+ *
+ *   kda_cas32/kda_cas64  compare-and-swap, returning the old value
+ *   kda_add64            fetch-and-add, returning the old value
+ *   kda_load32/64        a load that sees other threads' stores (device:
+ *                        volatile, so it bypasses the incoherent L1)
+ *   kda_store32/64       the matching store
+ *   kda_fence            orders this thread's earlier stores before its
+ *                        later ones for every observer (__threadfence)
+ *   kda_sm_id            the multiprocessor this thread runs on; on the
+ *                        host, a per-thread number set by kda_host_set_sm
+ *
+ * Host atomics are GCC/Clang __atomic builtins: CAS and add are sequentially
+ * consistent, loads acquire, stores relaxed, and the fence is a full fence
+ * (so a store, a fence, then a store that publishes it, read by a load that
+ * then follows the published offset, is ordered on every host).
+ */
+#ifndef KDA_PORT_H
+#define KDA_PORT_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+
+#define KDA_FN static __device__ __forceinline__
+
+KDA_FN uint32_t kda_cas32(uint32_t *p, uint32_t expected, uint32_t desired)
+{
+    return atomicCAS((unsigned int *)p, expected, desired);
+}
+KDA_FN uint64_t kda_cas64(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    return atomicCAS((unsigned long long *)p, (unsigned long long)expected, (unsigned long long)desired);
+}
+KDA_FN uint64_t kda_add64(uint64_t *p, uint64_t v) { return atomicAdd((unsigned long long *)p, (unsigned long long)v); }
+KDA_FN uint32_t kda_load32(const uint32_t *p) { return *(const volatile uint32_t *)p; }
+KDA_FN uint64_t kda_load64(const uint64_t *p) { return *(const volatile uint64_t *)p; }
+KDA_FN void kda_store32(uint32_t *p, uint32_t v) { *(volatile uint32_t *)p = v; }
+KDA_FN void kda_store64(uint64_t *p, uint64_t v) { *(volatile uint64_t *)p = v; }
+KDA_FN void kda_fence(void) { __threadfence(); }
+KDA_FN uint32_t kda_sm_id(void)
+{
+    uint32_t id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    return id;
+}
+
+#else /* host threads */
+
+#define KDA_FN static inline
+
+extern _Thread_local uint32_t kda_host_sm;
+static inline void kda_host_set_sm(uint32_t id) { kda_host_sm = id; }
+
+KDA_FN uint32_t kda_cas32(uint32_t *p, uint32_t expected, uint32_t desired)
+{
+    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return expected; /* the old value, whether or not the swap happened */
+}
+KDA_FN uint64_t kda_cas64(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return expected;
+}
+KDA_FN uint64_t kda_add64(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+KDA_FN uint32_t kda_load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+KDA_FN uint64_t kda_load64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+KDA_FN void kda_store32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+KDA_FN void kda_store64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+KDA_FN void kda_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+KDA_FN uint32_t kda_sm_id(void) { return kda_host_sm; }
+
+#endif
+#endif

@@ -1,0 +1,451 @@
+/* test_alloc.c - the allocators' algorithms on CPU threads.
+ *
+ * Compiled once per allocator (test_alloc_<name>, with KDA_ALLOCATOR_<NAME>
+ * defined), so each binary runs the very code the GPU runs, through the
+ * host side of alloc/port.h.  Oracles: a pattern unique to each block's
+ * owner, written after allocation and checked before free (two live blocks
+ * that overlap break one of the patterns); exact alignment arithmetic; and,
+ * for the circular allocators, a walk of the whole chunk list (kda_scan)
+ * that must be well formed and, once everything is freed, all free with the
+ * chunk sizes adding up to the pool. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+static char err[256];
+
+static uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Sizes from 16 B to 128 KiB, uniform in log2, not multiples of 16. */
+static uint64_t random_size(uint64_t *rng)
+{
+    *rng = mix(*rng + 0x9e3779b97f4a7c15ull);
+    unsigned bits = 4 + (unsigned)(*rng % 14); /* 2^4 .. 2^17 */
+    uint64_t size = ((uint64_t)1 << bits) + (*rng >> 20) % ((uint64_t)1 << bits);
+    return size > (128u << 10) ? (128u << 10) - 3 : size;
+}
+
+static void fill(void *p, uint64_t size, uint64_t key)
+{
+    uint64_t words = size / 8;
+    uint64_t *w = p;
+    for (uint64_t i = 0; i < words; i++) w[i] = key ^ (i * 0x9e3779b97f4a7c15ull);
+    unsigned char *tail = (unsigned char *)p + words * 8;
+    for (uint64_t i = 0; i < size % 8; i++) tail[i] = (unsigned char)(key >> (8 * i));
+}
+
+static int intact(const void *p, uint64_t size, uint64_t key)
+{
+    uint64_t words = size / 8;
+    const uint64_t *w = p;
+    for (uint64_t i = 0; i < words; i++)
+        if (w[i] != (key ^ (i * 0x9e3779b97f4a7c15ull))) return 0;
+    const unsigned char *tail = (const unsigned char *)p + words * 8;
+    for (uint64_t i = 0; i < size % 8; i++)
+        if (tail[i] != (unsigned char)(key >> (8 * i))) return 0;
+    return 1;
+}
+
+static void check_pointer(const kda_pool *pool, const void *p, uint64_t size)
+{
+    const unsigned char *c = p;
+    cr_assert_eq((uintptr_t)c % KDA_UNIT, 0, "pointer %p is not 16-byte aligned", p);
+    cr_assert(c >= pool->heap.base && c + size <= pool->heap.base + pool->heap.bytes, "pointer outside the pool");
+}
+
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+static void sum_chunk(void *ctx, uint32_t unit, uint32_t size_units, int used)
+{
+    (void)unit, (void)used;
+    *(uint64_t *)ctx += size_units;
+}
+
+/* The whole list is well formed and every chunk is free again. */
+static void expect_all_free(const kda_pool *pool)
+{
+    kda_scan scan;
+    uint64_t units = 0;
+    kda_scan_circular(pool->heap.base, pool->heap.units, &scan, sum_chunk, &units);
+    cr_assert(scan.well_formed, "chunk list broken: %s", scan.problem);
+    cr_assert_eq(scan.free_chunks, scan.chunks, "%llu of %llu chunks still used",
+                 (unsigned long long)(scan.chunks - scan.free_chunks), (unsigned long long)scan.chunks);
+    cr_assert_eq(units, (uint64_t)pool->heap.units - 1, "chunks cover %llu of %u units",
+                 (unsigned long long)units, pool->heap.units - 1);
+}
+#endif
+
+/* ---- single thread ---- */
+
+Test(alloc, name_and_kind)
+{
+    const char *name = kda_allocator_name();
+    cr_assert(name && *name);
+#if defined(KDA_ALLOCATOR_IS_BUMP)
+    cr_assert_eq(kda_allocator_frees(), 0);
+#else
+    cr_assert_eq(kda_allocator_frees(), 1);
+#endif
+}
+
+Test(alloc, alignment_of_every_size)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 64u << 20, 4, err, sizeof err), 0, "%s", err);
+    void *blocks[600];
+    int n = 0;
+    for (uint64_t size = 1; size <= 600; size++) {
+        void *p = kda_malloc(&pool.heap, size);
+        cr_assert_not_null(p, "malloc(%llu) failed", (unsigned long long)size);
+        check_pointer(&pool, p, size);
+        fill(p, size, size);
+        blocks[n++] = p;
+    }
+    for (int i = 0; i < n; i++) cr_assert(intact(blocks[i], (uint64_t)i + 1, (uint64_t)i + 1), "block %d", i);
+    for (int i = 0; i < n; i++) kda_free(&pool.heap, blocks[i]);
+    cr_assert_null(kda_malloc(&pool.heap, 0), "malloc(0) returns NULL");
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+    expect_all_free(&pool);
+#endif
+    kda_host_pool_destroy(&pool);
+}
+
+Test(alloc, request_larger_than_pool_is_null)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 1u << 20, 4, err, sizeof err), 0, "%s", err);
+    cr_assert_null(kda_malloc(&pool.heap, (1u << 20) + 1));
+    cr_assert_null(kda_malloc(&pool.heap, UINT64_MAX / 2));
+    void *p = kda_malloc(&pool.heap, 4096);
+    cr_assert_not_null(p, "a small request still works");
+    kda_free(&pool.heap, p);
+    kda_host_pool_destroy(&pool);
+}
+
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+
+/* Exhaustion gives NULL, and freeing makes the pool usable again: the same
+ * requests succeed as often as before.  (Freed chunks merge only with their
+ * successor, so the pool does not become one chunk again: by design.) */
+static int allocate_until_null(kda_pool *pool, void **blocks, int max, uint64_t size)
+{
+    int n = 0;
+    for (; n < max; n++) {
+        blocks[n] = kda_malloc(&pool->heap, size);
+        if (!blocks[n]) break;
+        fill(blocks[n], size, (uint64_t)n);
+    }
+    return n;
+}
+
+Test(alloc, null_on_exhaustion_then_usable)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 8u << 20, 4, err, sizeof err), 0, "%s", err);
+    enum { MAX = 4096 };
+    static void *blocks[MAX];
+    int first = 0;
+    for (int round = 0; round < 3; round++) {
+        int n = allocate_until_null(&pool, blocks, MAX, 4000);
+        cr_assert(n > 1000 && n < MAX, "round %d: %d blocks of 4000 B from 8 MiB", round, n);
+        if (round == 0) first = n;
+        cr_assert_geq(n, first, "round %d: %d blocks, the first round had %d", round, n, first);
+        cr_assert_null(kda_malloc(&pool.heap, 4000), "still exhausted");
+        for (int i = 0; i < n; i++) {
+            cr_assert(intact(blocks[i], 4000, (uint64_t)i), "block %d overwritten", i);
+            kda_free(&pool.heap, blocks[i]);
+        }
+        expect_all_free(&pool);
+    }
+    kda_host_pool_destroy(&pool);
+}
+
+/* Freeing a block merges its free successor: two neighbours freed in
+ * reverse order serve one request of their combined size. */
+Test(alloc, free_merges_with_successor)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 1u << 20, 1, err, sizeof err), 0, "%s", err);
+    unsigned char *a = kda_malloc(&pool.heap, 1024), *b = kda_malloc(&pool.heap, 1024);
+    cr_assert(a && b);
+    cr_assert_eq(b, a + 1024 + KDA_UNIT, "consecutive blocks are one header unit apart");
+    kda_free(&pool.heap, b);
+    kda_free(&pool.heap, a);
+    kda_scan scan;
+    kda_scan_circular(pool.heap.base, pool.heap.units, &scan, NULL, NULL);
+    cr_assert(scan.well_formed, "%s", scan.problem);
+    /* memOffset now points past the merged chunk; start the walk at it. */
+    pool.heap.offsets[0] = (uint32_t)((a - pool.heap.base) / KDA_UNIT) - 1;
+    unsigned char *c = kda_malloc(&pool.heap, 2048 + KDA_UNIT);
+    cr_assert_eq(c, a, "the merged chunk serves 2 KiB + 16 at the same place");
+    kda_free(&pool.heap, c);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
+/* The tag repair: a walk that starts at a header position which was merged
+ * away and overwritten must not hand out memory inside a live block. */
+Test(alloc, stale_offset_is_not_trusted)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 1u << 20, 1, err, sizeof err), 0, "%s", err);
+    unsigned char *a = kda_malloc(&pool.heap, 1024), *b = kda_malloc(&pool.heap, 1024);
+    uint32_t stale = (uint32_t)((b - pool.heap.base) / KDA_UNIT) - 1; /* b's header unit */
+    kda_free(&pool.heap, b);
+    kda_free(&pool.heap, a); /* merges b's chunk into a's */
+    pool.heap.offsets[0] = (uint32_t)((a - pool.heap.base) / KDA_UNIT) - 1;
+    unsigned char *big = kda_malloc(&pool.heap, 2048);
+    cr_assert_eq(big, a);
+    for (int trial = 0; trial < 2; trial++) {
+        /* Payload over the old header: zeros (looks free to a naive
+         * reader), then a copy of a genuine free header of another chunk. */
+        if (trial == 0) memset(big, 0, 2048);
+        else memcpy(big + (b - a) - 8, pool.heap.base + (uint64_t)stale * KDA_UNIT + 2048 + 8, 8);
+        unsigned char before[2048];
+        memcpy(before, big, sizeof before);
+        pool.heap.offsets[0] = stale; /* a stale hint */
+        void *p = kda_malloc(&pool.heap, 64);
+        cr_assert_not_null(p);
+        cr_assert((unsigned char *)p + 64 <= big || (unsigned char *)p >= big + 2048,
+                  "trial %d: malloc handed out memory inside a live block", trial);
+        cr_assert_eq(memcmp(before, big, sizeof before), 0, "trial %d: the live block was written", trial);
+        kda_free(&pool.heap, p);
+    }
+    kda_free(&pool.heap, big);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
+/* The pre-split layout: a binary heap of chunk sizes, R, R/2, R/2, R/4... */
+Test(alloc, presplit_heap_layout)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 3, err, sizeof err), 0, "%s", err);
+    const kda_layout *l = &pool.layout;
+    cr_assert_geq(l->levels, 2);
+    cr_assert_eq(l->root_units, KDA_MIN_CHUNK_UNITS << (l->levels - 1));
+    cr_assert_leq((uint64_t)l->levels * l->root_units, l->region_units);
+    cr_assert_gt((uint64_t)(l->levels + 1) * (2ull * l->root_units), l->region_units, "the largest heap that fits");
+    kda_scan scan;
+    kda_scan_circular(pool.heap.base, pool.heap.units, &scan, NULL, NULL);
+    cr_assert(scan.well_formed, "%s", scan.problem);
+    uint64_t heap_chunks = ((uint64_t)1 << l->levels) - 1;
+    cr_assert(scan.chunks >= l->n_heaps * heap_chunks && scan.chunks <= l->n_heaps * (heap_chunks + 1),
+              "%llu chunks for %u heaps of %llu", (unsigned long long)scan.chunks, l->n_heaps,
+              (unsigned long long)heap_chunks);
+    /* The first chunk is the root: R units, payload R - 1. */
+    cr_assert_eq(*(uint32_t *)(pool.heap.base + 12), l->root_units);
+    kda_host_pool_destroy(&pool);
+}
+
+#if KDA_CIRCULAR_MULTI
+/* Each multiprocessor starts in its own heap. */
+Test(alloc, each_sm_starts_in_its_heap)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 4, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pool.heap.n_offsets, 4);
+    for (uint32_t sm = 0; sm < 4; sm++) {
+        kda_host_set_sm(sm);
+        unsigned char *p = kda_malloc(&pool.heap, 100);
+        uint64_t unit = (uint64_t)(p - pool.heap.base) / KDA_UNIT;
+        cr_assert(unit >= (uint64_t)sm * pool.layout.region_units && unit < (uint64_t)(sm + 1) * pool.layout.region_units,
+                  "SM %u got unit %llu, outside its region", sm, (unsigned long long)unit);
+        kda_free(&pool.heap, p);
+    }
+    kda_host_set_sm(0);
+    kda_host_pool_destroy(&pool);
+}
+#endif
+
+/* Offsets are 16-byte units: a pool over 4 GiB is addressed in full. */
+Test(alloc, pool_larger_than_4_gib, .timeout = 120)
+{
+    kda_pool pool;
+    uint64_t bytes = (5ull << 30) + (1u << 20);
+    /* One heap: its remainder chunk spans the pool's upper half. */
+    cr_assert_eq(kda_host_pool_create(&pool, bytes, 1, err, sizeof err), 0, "%s", err);
+    void *blocks[8];
+    int n = 0, beyond = 0;
+    for (; n < 8; n++) {
+        blocks[n] = kda_malloc(&pool.heap, 600u << 20);
+        if (!blocks[n]) break;
+        unsigned char *end = (unsigned char *)blocks[n] + (600u << 20) - 8;
+        memcpy(end, &n, sizeof n);
+        beyond |= end - pool.heap.base > (4ll << 30);
+    }
+    cr_assert(beyond, "no block reached beyond 4 GiB (%d blocks)", n);
+    for (int i = 0; i < n; i++) {
+        int v;
+        memcpy(&v, (unsigned char *)blocks[i] + (600u << 20) - 8, sizeof v);
+        cr_assert_eq(v, i);
+        kda_free(&pool.heap, blocks[i]);
+    }
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
+#else /* bump allocators */
+
+Test(alloc, pool_larger_than_4_gib)
+{
+    kda_pool pool;
+    uint64_t bytes = 5ull << 30;
+    cr_assert_eq(kda_host_pool_create(&pool, bytes, 1, err, sizeof err), 0, "%s", err);
+    unsigned char *last = NULL;
+    for (int i = 0; i < 9; i++) last = kda_malloc(&pool.heap, 512u << 20);
+    cr_assert_not_null(last);
+    cr_assert_eq(last - pool.heap.base, 8ll * (512 << 20), "offsets past 4 GiB are exact");
+    kda_host_pool_destroy(&pool);
+}
+
+#if defined(KDA_ALLOCATOR_ATOMIC)
+/* AtomicMalloc hands out consecutive blocks, then NULL for good. */
+Test(alloc, atomic_exhaustion_is_final)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 1u << 20, 1, err, sizeof err), 0, "%s", err);
+    unsigned char *prev = NULL;
+    int n = 0;
+    for (unsigned char *p; (p = kda_malloc(&pool.heap, 1000)) != NULL; n++) {
+        if (prev) cr_assert_eq(p, prev + 1008, "blocks are consecutive, padded to 16");
+        prev = p;
+    }
+    cr_assert_eq(n, (1 << 20) / 1008);
+    cr_assert_null(kda_malloc(&pool.heap, 16), "after the first failure every request fails");
+    kda_free(&pool.heap, prev); /* does nothing */
+    cr_assert_null(kda_malloc(&pool.heap, 16));
+    kda_host_pool_destroy(&pool);
+}
+#else
+/* AWMalloc wraps to the start of the ring when a block does not fit. */
+Test(alloc, awmalloc_wraps_to_the_start)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 10000, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pool.heap.bytes, 10000);
+    unsigned char *base = pool.heap.base;
+    cr_assert_eq(kda_malloc(&pool.heap, 4000), base);
+    cr_assert_eq(kda_malloc(&pool.heap, 4000), base + 4000);
+    cr_assert_eq(kda_malloc(&pool.heap, 4000), base, "the third block wraps to offset 0");
+    cr_assert_eq(kda_malloc(&pool.heap, 1000), base + 4000, "and the ring continues after it");
+    cr_assert_eq(kda_malloc(&pool.heap, 5000), base, "a block that fits only after wrapping");
+    cr_assert_null(kda_malloc(&pool.heap, 10001), "larger than the pool");
+    kda_host_pool_destroy(&pool);
+}
+#endif
+#endif
+
+/* ---- many threads ---- */
+
+#define THREADS 8
+#define LIVE 16
+
+typedef struct stress_args {
+    kda_pool *pool;
+    int id;
+    int iterations;
+    uint64_t nulls, allocations;
+    char failure[160];
+} stress_args;
+
+static void *stress_thread(void *p)
+{
+    stress_args *a = p;
+    kda_host_set_sm((uint32_t)a->id % 4);
+    uint64_t rng = mix((uint64_t)a->id + 1);
+    void *block[LIVE] = {0};
+    uint64_t size[LIVE] = {0}, key[LIVE] = {0};
+    for (int it = 0; it < a->iterations && !a->failure[0]; it++) {
+        int slot = (int)(mix(rng + (uint64_t)it) % LIVE);
+        if (block[slot]) {
+            if (!intact(block[slot], size[slot], key[slot])) {
+                snprintf(a->failure, sizeof a->failure, "thread %d: block of %llu B overwritten", a->id,
+                         (unsigned long long)size[slot]);
+                break;
+            }
+            kda_free(&a->pool->heap, block[slot]);
+            block[slot] = NULL;
+            continue;
+        }
+        size[slot] = random_size(&rng);
+        key[slot] = mix(((uint64_t)a->id << 40) ^ (uint64_t)it);
+        block[slot] = kda_malloc(&a->pool->heap, size[slot]);
+        a->allocations++;
+        if (!block[slot]) {
+            a->nulls++;
+            continue;
+        }
+        unsigned char *c = block[slot];
+        if ((uintptr_t)c % KDA_UNIT || c < a->pool->heap.base ||
+            c + size[slot] > a->pool->heap.base + a->pool->heap.bytes) {
+            snprintf(a->failure, sizeof a->failure, "thread %d: bad pointer %p", a->id, block[slot]);
+            break;
+        }
+        fill(c, size[slot], key[slot]);
+        if (it % 64 == 0) sched_yield(); /* let the others run while we hold blocks */
+    }
+    for (int s = 0; s < LIVE; s++)
+        if (block[s]) {
+            if (!a->failure[0] && !intact(block[s], size[s], key[s]))
+                snprintf(a->failure, sizeof a->failure, "thread %d: block overwritten", a->id);
+            kda_free(&a->pool->heap, block[s]);
+        }
+    return NULL;
+}
+
+static void run_stress(uint64_t pool_bytes, int iterations, uint64_t *nulls, uint64_t *allocations)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, pool_bytes, 4, err, sizeof err), 0, "%s", err);
+    pthread_t th[THREADS];
+    stress_args args[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        args[i] = (stress_args){&pool, i, iterations, 0, 0, {0}};
+        cr_assert_eq(pthread_create(&th[i], NULL, stress_thread, &args[i]), 0);
+    }
+    *nulls = *allocations = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(th[i], NULL);
+        cr_assert_eq(args[i].failure[0], 0, "%s", args[i].failure);
+        *nulls += args[i].nulls;
+        *allocations += args[i].allocations;
+    }
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+    expect_all_free(&pool);
+#endif
+    kda_host_pool_destroy(&pool);
+}
+
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+/* Random sizes, random lifetimes: no two live blocks overlap, and the list
+ * is whole afterwards.  A tight pool makes NULLs and reuse frequent. */
+Test(alloc, stress_random_malloc_free, .timeout = 240)
+{
+    uint64_t nulls, allocations;
+    run_stress(48u << 20, 40000, &nulls, &allocations);
+    cr_assert_gt(allocations, 100000);
+    cr_assert_lt(nulls, allocations / 10, "%llu of %llu failed in a pool 3x the live set",
+                 (unsigned long long)nulls, (unsigned long long)allocations);
+    run_stress(3u << 20, 20000, &nulls, &allocations);
+    cr_assert_gt(nulls, 0, "a 3 MiB pool must run out under 8 threads holding up to 16 x 128 KiB");
+}
+#else
+/* Bump allocators never reuse within one lap of the pool: with a pool
+ * larger than everything allocated, no two blocks may overlap. */
+Test(alloc, stress_random_malloc_free, .timeout = 240)
+{
+    uint64_t nulls, allocations;
+    run_stress(1200u << 20, 10000, &nulls, &allocations);
+    cr_assert_eq(nulls, 0, "%llu of %llu failed", (unsigned long long)nulls, (unsigned long long)allocations);
+}
+#endif
