@@ -1,0 +1,89 @@
+/* cli.c - scene loading, option parsing and messages shared by commands. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("kdalloc: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_len)
+{
+    char err[CLI_ERR];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc;
+    if (src->path) {
+        rc = scene_load(src->path, s, err, sizeof err);
+        snprintf(label, label_len, "%s", src->path);
+    } else {
+        const char *name = src->generator ? src->generator : scene_generator_names()[0];
+        rc = scene_generate(name, src->triangles, s, err, sizeof err);
+        snprintf(label, label_len, "%s (built-in)", name);
+    }
+    if (rc) {
+        cli_error("%s", err);
+        return -1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    fprintf(stderr, "scene: %s: %u triangles, %u vertices", label, s->n_triangles, s->n_vertices);
+    if (s->n_degenerate) fprintf(stderr, ", %u degenerate (zero-area) triangles kept", s->n_degenerate);
+    fprintf(stderr, " (%.0f ms)\n", ms);
+    return 0;
+}
+
+int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (!*text || *end || errno || text[0] == '-' || v < min || v > max) {
+        cli_error("%s: '%s' is not a whole number from %llu to %llu", opt, text, (unsigned long long)min,
+                  (unsigned long long)max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_float(const char *opt, const char *text, float *out)
+{
+    char *end;
+    errno = 0;
+    float v = strtof(text, &end);
+    if (!*text || *end || errno || !isfinite(v)) {
+        cli_error("%s: '%s' is not a finite number", opt, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_vec3(const char *opt, const char *text, float out[3])
+{
+    const char *p = text;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        errno = 0;
+        out[i] = strtof(p, &end);
+        if (end == p || errno || !isfinite(out[i]) || *end != (i < 2 ? ',' : '\0')) {
+            cli_error("%s: '%s' is not three finite numbers x,y,z", opt, text);
+            return -1;
+        }
+        p = end + 1;
+    }
+    return 0;
+}

@@ -1,0 +1,39 @@
+/* cli.h - pieces shared by the kdalloc commands. */
+#ifndef KDA_CLI_H
+#define KDA_CLI_H
+
+#include <stdint.h>
+
+#include "scene.h"
+
+#define CLI_ERR 512
+
+/* Where a command's scene comes from: a file, or a built-in generator. */
+typedef struct scene_source {
+    const char *path;      /* NULL: generator */
+    const char *generator; /* default: the first generator */
+    uint64_t triangles;    /* size hint for scalable generators, 0 = default */
+} scene_source;
+
+/* Loads or generates the scene and prints one line saying what was loaded
+ * (to stderr, so that --json output stays clean).  Returns 0 or -1 after
+ * printing the error. */
+int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_len);
+
+/* Strict number parsing for option values; they print the error. */
+int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out);
+int cli_parse_float(const char *opt, const char *text, float *out);
+int cli_parse_vec3(const char *opt, const char *text, float out[3]);
+
+/* Prints "kdalloc: <message>" to stderr. */
+void cli_error(const char *fmt, ...);
+
+/* Whether this binary has the GPU path, and whether a usable GPU is there;
+ * when it is not, `why` says so (for the "using the CPU" line). */
+int cli_gpu_available(char *why, size_t why_len);
+
+int cmd_build(int argc, char **argv);
+int cmd_render(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+
+#endif

@@ -1,0 +1,65 @@
+/* main.c - the kdalloc command line: dispatches to build, render and gen. */
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "cli.h"
+
+#ifndef KDA_VERSION
+#define KDA_VERSION "unknown"
+#endif
+
+static void print_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kdalloc <command> [options]\n"
+            "\n"
+            "Builds SAH k-d trees over triangle scenes on the GPU, allocating the\n"
+            "nodes' triangle arrays with a device-side dynamic memory allocator, and\n"
+            "renders validation images through them.\n"
+            "\n"
+            "commands:\n"
+            "  build [FILE]          build the tree and print its statistics\n"
+            "  render [FILE] -o PNG  build the tree and ray-cast an image through it\n"
+            "  gen NAME -o FILE      write a built-in procedural scene as OBJ\n"
+            "\n"
+            "FILE is a Wavefront .obj or .obj.gz; without one, the built-in scene\n"
+            "'%s' is used.  'kdalloc <command> --help' describes each command.\n"
+            "\n"
+            "  --version             print the version and the allocator compiled in\n"
+            "  --help                print this help\n",
+            scene_generator_names()[0]);
+}
+
+static void print_version(void)
+{
+    printf("kdalloc %s\n", KDA_VERSION);
+    printf("allocator: %s\n", kda_allocator_name());
+#if KDA_HAVE_CUDA
+    printf("GPU path: CUDA, built for %s\n", KDA_CUDA_ARCHS);
+#else
+    printf("GPU path: not built (no CUDA compiler at configure time)\n");
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        print_usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        print_version();
+        return 0;
+    }
+    if (!strcmp(cmd, "build")) return cmd_build(argc - 1, argv + 1);
+    if (!strcmp(cmd, "render")) return cmd_render(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gen")) return cmd_gen(argc - 1, argv + 1);
+    cli_error("unknown command '%s' (commands: build, render, gen; see kdalloc --help)", cmd);
+    return 2;
+}

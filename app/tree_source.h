@@ -1,0 +1,52 @@
+/* tree_source.h - what `build` and `render` share: where the scene comes
+ * from, which builder runs (GPU by default when one is usable, --cpu to
+ * force the CPU), and the tree that comes out. */
+#ifndef KDA_TREE_SOURCE_H
+#define KDA_TREE_SOURCE_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "kdtree.h"
+
+typedef enum device_choice { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_choice;
+
+typedef struct tree_source {
+    scene_source scene;
+    device_choice device;
+    double pool_factor;  /* pool = factor x root array bytes ... */
+    uint64_t pool_mb;    /* ... unless this is set */
+    uint32_t repeat;     /* timed GPU builds after a warm-up */
+} tree_source;
+
+/* A built tree: on the host (CPU builder) or on the device (GPU builder). */
+typedef struct tree_result {
+    const char *builder; /* "CPU ..." or "GPU ..." */
+    int on_gpu;
+    kdtree host;
+    kdtree_stats stats;
+} tree_result;
+
+#define TREE_SOURCE_MAX_OPTIONS 8
+
+void tree_source_init(tree_source *ts);
+/* Writes the shared long options into opts; returns how many. */
+int tree_source_options(struct option *opts);
+void tree_source_usage(FILE *f);
+/* Handles option c: 1 when it was a shared option, 0 when not, -1 on a bad
+ * value (the error is printed). */
+int tree_source_option(tree_source *ts, int c, const char *arg);
+/* Takes the optional FILE argument; -1 (error printed) on extra arguments. */
+int tree_source_positional(tree_source *ts, int argc, char **argv, int first);
+
+/* Builds with the chosen device; prints which one it used to stderr.
+ * Returns 0, or -1 after printing the error. */
+int tree_build(const tree_source *ts, const scene *s, tree_result *r);
+/* Runs kdtree_check on the result (downloading a GPU tree); prints it. */
+int tree_result_check(tree_result *r, const scene *s);
+void tree_result_print_gpu_table(const tree_result *r);
+void tree_result_print_gpu_json(const tree_result *r);
+void tree_result_free(tree_result *r);
+
+#endif
