@@ -23,12 +23,14 @@
  *       gives back a block from kda_malloc (or from kda_malloc_warp, see
  *       there); NULL is ignored.  Memory that other threads wrote must have
  *       been fenced by them (__threadfence) before it is freed.
- *   void *kda_malloc_warp(const kda_heap *h, uint64_t size)
- *       warp-coalesced: the active lanes' requests become one request made
- *       by the lowest active lane; each lane gets its own 16-byte-aligned
- *       part (the lowest lane's part is the block's start).  NULL for every
- *       lane when the block cannot be had.
- *   void  kda_free_warp(const kda_heap *h, void *p)
+ *   void *kda_malloc_warp(const kda_heap *h, uint64_t size, unsigned lanes)
+ *       warp-coalesced: called by every lane in the mask `lanes` (as with
+ *       __shfl_sync); their requests become one request made by the lowest
+ *       of them, and each gets its own 16-byte-aligned part (the lowest
+ *       lane's part is the block's start).  NULL for every lane when the
+ *       block cannot be had.  (The mask is explicit because __activemask()
+ *       need not name every lane that is really there.)
+ *   void  kda_free_warp(const kda_heap *h, void *p, unsigned lanes)
  *       frees such a block; called by the same lanes, with their pointers.
  * Every pointer returned is 16-byte aligned; requests are padded to 16.
  */
@@ -84,11 +86,12 @@ typedef struct kda_scan {
     char problem[160];
 } kda_scan;
 
-/* Walks the list from unit 0 to the end marker.  Well formed: every header
- * carries its tag, offsets increase, the chunks tile the pool exactly and
- * the end marker points back to unit 0.  `visit`, when not NULL, is called
- * for each chunk with its unit offset, size in units and state. */
-void kda_scan_circular(const void *pool_copy, uint32_t units, kda_scan *out,
+/* Walks the list of the pool described by `h` (its units and epoch) in a
+ * host copy of its bytes, from unit 0 to the end marker.  Well formed: every
+ * header carries its tag, offsets increase, the chunks tile the pool exactly
+ * and the end marker points back to unit 0.  `visit`, when not NULL, is
+ * called for each chunk with its unit offset, size in units and state. */
+void kda_scan_circular(const void *pool_copy, const kda_heap *h, kda_scan *out,
                        void (*visit)(void *ctx, uint32_t unit, uint32_t size_units, int used), void *ctx);
 
 #ifdef __cplusplus
@@ -150,33 +153,39 @@ KDA_FN void kda_free(const kda_heap *h, void *p)
 #endif
 
 #ifdef __CUDACC__
-KDA_FN void *kda_malloc_warp(const kda_heap *h, uint64_t size)
+KDA_FN void *kda_malloc_warp(const kda_heap *h, uint64_t size, unsigned lanes)
 {
-    unsigned mask = __activemask();
     unsigned lane = threadIdx.x & 31u;
-    int leader = __ffs(mask) - 1;
+    int leader = __ffs(lanes) - 1;
     uint64_t padded = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
     uint64_t before = 0, total = 0; /* bytes of the lower lanes, of all lanes */
-    for (unsigned m = mask; m; m &= m - 1) {
+    for (unsigned m = lanes; m; m &= m - 1) {
         unsigned src = (unsigned)__ffs(m) - 1;
-        uint64_t v = __shfl_sync(mask, padded, (int)src);
+        uint64_t v = __shfl_sync(lanes, padded, (int)src);
         total += v;
         if (src < lane) before += v;
     }
     unsigned char *block = NULL;
     if ((int)lane == leader) block = (unsigned char *)kda_malloc(h, total);
-    block = (unsigned char *)__shfl_sync(mask, (unsigned long long)block, leader);
+    block = (unsigned char *)__shfl_sync(lanes, (unsigned long long)block, leader);
     return block ? block + before : NULL;
 }
-KDA_FN void kda_free_warp(const kda_heap *h, void *p)
+KDA_FN void kda_free_warp(const kda_heap *h, void *p, unsigned lanes)
 {
-    unsigned mask = __activemask();
-    if ((int)(threadIdx.x & 31u) == __ffs(mask) - 1) kda_free(h, p);
+    if ((int)(threadIdx.x & 31u) == __ffs(lanes) - 1) kda_free(h, p);
 }
 #elif !defined(KDA_ALLOCATOR_IS_CUDA)
 /* A host thread is a warp of one. */
-KDA_FN void *kda_malloc_warp(const kda_heap *h, uint64_t size) { return kda_malloc(h, size); }
-KDA_FN void kda_free_warp(const kda_heap *h, void *p) { kda_free(h, p); }
+KDA_FN void *kda_malloc_warp(const kda_heap *h, uint64_t size, unsigned lanes)
+{
+    (void)lanes;
+    return kda_malloc(h, size);
+}
+KDA_FN void kda_free_warp(const kda_heap *h, void *p, unsigned lanes)
+{
+    (void)lanes;
+    kda_free(h, p);
+}
 #endif
 
 #endif

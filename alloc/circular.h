@@ -27,14 +27,17 @@
  * Repairs over the published algorithm (docs/alloc.md):
  *   - Payloads are 16-byte aligned and requests are padded to 16 bytes.
  *   - A walk that has passed one whole circle of the pool returns NULL
- *     instead of spinning.
+ *     instead of spinning (so does one restarted KDA_MAX_RESTARTS times).
  *   - Tags.  A thread may read a header position it does not hold while the
  *     owner of the chunk before it frees, merges it away, and the merged
  *     chunk is handed out and overwritten (the paper argues the reader cannot
  *     be stalled that long; host threads can be descheduled for that long).
  *     The flag word therefore carries tag(c), a hash of the chunk's own
- *     position: a stale position fails the tag check (or the tagged CAS)
- *     instead of being trusted, and the walk restarts at unit 0.
+ *     position and of the pool's epoch (bumped by every reset, so headers
+ *     left over from before a reset are not trusted either): a stale
+ *     position fails the tag check (or the tagged CAS) instead of being
+ *     trusted; the walk steps back to the chunk it came from (or starts
+ *     anew: circ_recover).
  *   - free() fences before releasing the chunk, so the freeing thread's
  *     payload stores cannot land after the next owner's.
  */
@@ -52,93 +55,116 @@
  * request needs (header included); below that it is handed out whole. */
 #define KDA_MAX_FRAG_NUM 5u
 #define KDA_MAX_FRAG_DEN 4u
-/* Restarts at unit 0 after stale reads before malloc gives up. */
-#define KDA_MAX_RESTARTS 64u
+/* Walks restarted after a stale read before malloc gives up. */
+#define KDA_MAX_RESTARTS 1024u
 
 #define KDA_STATE_FREE 0u
 #define KDA_STATE_USED 1u
 
-KDA_FN uint32_t circ_tag(uint32_t c) { return (c * 0x9E3779B1u ^ 0x5BD1E995u) & ~1u; }
+/* The tag of a header at unit c in the pool's current epoch (see above). */
+KDA_FN uint32_t circ_tag(const kda_heap *h, uint32_t c)
+{
+    return ((c ^ h->epoch * 0x85EBCA6Bu) * 0x9E3779B1u ^ 0x5BD1E995u) & ~1u;
+}
 
 KDA_FN uint32_t *circ_flag(const kda_heap *h, uint32_t c) { return (uint32_t *)(h->base + (uint64_t)c * KDA_UNIT + 8); }
 KDA_FN uint32_t *circ_next(const kda_heap *h, uint32_t c) { return (uint32_t *)(h->base + (uint64_t)c * KDA_UNIT + 12); }
 KDA_FN uint64_t *circ_word(const kda_heap *h, uint32_t c) { return (uint64_t *)(h->base + (uint64_t)c * KDA_UNIT + 8); }
 
-KDA_FN uint64_t circ_pack(uint32_t c, uint32_t state, uint32_t next)
+KDA_FN uint64_t circ_pack(const kda_heap *h, uint32_t c, uint32_t state, uint32_t next)
 {
-    return (uint64_t)next << 32 | (circ_tag(c) | state);
+    return (uint64_t)next << 32 | (circ_tag(h, c) | state);
 }
 
 /* Writes a complete header that no other thread can see yet. */
 KDA_FN void circ_write_header(const kda_heap *h, uint32_t c, uint32_t state, uint32_t next, int fused)
 {
     if (fused) {
-        kda_store64(circ_word(h, c), circ_pack(c, state, next));
+        kda_store64(circ_word(h, c), circ_pack(h, c, state, next));
     } else {
         kda_store32(circ_next(h, c), next);
-        kda_store32(circ_flag(h, c), circ_tag(c) | state);
+        kda_store32(circ_flag(h, c), circ_tag(h, c) | state);
     }
 }
 
 KDA_FN uint32_t circ_slot(const kda_heap *h, int multi) { return multi ? kda_sm_id() % h->n_offsets : 0u; }
 
-/* ---- the pre-split layout: one binary heap of chunk sizes per region ----
- * Heap chunk i (0-based) is C(i+1) = R / 2^floor(log2(i+1)) units: level l
- * holds 2^l chunks of R/2^l.  Slot `chunks - 1` is the remainder of the
- * region after the heap, a chunk of its own when it has room for one. */
+/* ---- the pre-split layout (layout.c): heaps, remainder, end marker ----
+ * Chunk i (0-based) of a heap is C(i+1) = R / 2^floor(log2(i+1)) units:
+ * level l holds 2^l chunks of R/2^l. */
 
-KDA_FN uint32_t circ_region_start(const kda_layout *l, uint32_t heap) { return heap * l->region_units; }
+KDA_FN uint32_t circ_layout_end(const kda_layout *l) { return l->n_heaps * l->heap_units; }
 
-KDA_FN uint32_t circ_region_end(const kda_layout *l, uint32_t heap)
-{
-    return heap + 1 == l->n_heaps ? l->units - 1 : (heap + 1) * l->region_units;
-}
+/* The remainder after the heaps is a chunk when it has room for one; else
+ * the last heap chunk extends to the end marker. */
+KDA_FN int circ_has_remainder(const kda_layout *l) { return l->units - 1 - circ_layout_end(l) >= 2; }
 
 /* Writes the initial header of chunk `slot` of heap `heap`. */
 KDA_FN void circ_init_chunk(const kda_heap *h, const kda_layout *l, uint32_t heap, uint32_t slot, int fused)
 {
-    uint32_t start = circ_region_start(l, heap), end = circ_region_end(l, heap);
-    uint32_t heap_units = l->levels * l->root_units;
-    int has_remainder = end - start - heap_units >= 2;
-    uint32_t offset, next;
-    if (slot + 1 == l->chunks) { /* the remainder */
-        if (!has_remainder) return;
-        offset = start + heap_units;
-        next = end;
-    } else {
-        uint32_t level = 0;
-        while ((2u << level) <= slot + 1) level++;
-        uint32_t size = l->root_units >> level;
-        offset = start + level * l->root_units + (slot + 1 - (1u << level)) * size;
-        next = offset + size;
-        if (slot + 2 == l->chunks && !has_remainder) next = end; /* last heap chunk takes the rest */
-    }
+    uint32_t level = 0;
+    while ((2u << level) <= slot + 1) level++;
+    uint32_t size = l->root_units >> level;
+    uint32_t offset = heap * l->heap_units + level * l->root_units + (slot + 1 - (1u << level)) * size;
+    uint32_t next = offset + size;
+    if (heap + 1 == l->n_heaps && slot + 1 == l->chunks && !circ_has_remainder(l)) next = l->units - 1;
     circ_write_header(h, offset, KDA_STATE_FREE, next, fused);
 }
 
-/* The end marker and the starting offsets; after every chunk is written. */
+/* The remainder, the end marker and the starting offsets (SM s starts in
+ * heap s mod n_heaps); after every heap chunk is written. */
 KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused)
 {
+    if (circ_has_remainder(l))
+        circ_write_header(h, circ_layout_end(l), KDA_STATE_FREE, l->units - 1, fused);
     circ_write_header(h, l->units - 1, KDA_STATE_USED, 0, fused);
-    for (uint32_t i = 0; i < h->n_offsets; i++) kda_store32(&h->offsets[i], circ_region_start(l, i % l->n_heaps));
+    for (uint32_t i = 0; i < h->n_offsets; i++) kda_store32(&h->offsets[i], (i % l->n_heaps) * l->heap_units);
 }
 
 /* ---- allocation ---- */
 
-/* Moves the walk from chunk *c to `next`, read from *c's header.  A value
- * that cannot be the following chunk means *c was stale: restart at 0. */
-KDA_FN void circ_step(uint32_t units, uint32_t *c, uint32_t next, uint64_t *walked, uint32_t *restarts)
+/* Where a walk stands: the chunk it is at, the one it came from (a
+ * position known good a step ago), and how far it has gone. */
+typedef struct circ_walk {
+    uint32_t c, prev, last_step, restarts;
+    uint64_t walked;
+} circ_walk;
+
+#define CIRC_NONE 0xffffffffu
+
+/* The walk read a stale position.  Step back to where it came from and read
+ * that chunk's successor again; failing that, start a new walk at the
+ * allocation offset (if another thread has moved it since), else at the
+ * start of the thread's own heap, else at unit 0, which is always a chunk. */
+KDA_FN void circ_recover(const kda_heap *h, uint32_t slot, circ_walk *w)
 {
-    if (next > *c && next < units) {
-        *walked += next - *c;
-        *c = next;
-    } else if (next == 0 && *c == units - 1) { /* past the end marker */
-        *walked += 1;
-        *c = 0;
-    } else {
-        (*restarts)++;
-        *c = 0;
+    w->restarts++;
+    if (w->prev != CIRC_NONE) {
+        w->c = w->prev;
+        w->walked -= w->last_step;
+        w->prev = CIRC_NONE;
+        return;
     }
+    uint32_t hint = kda_load32(&h->offsets[slot]), home = (slot % h->n_heaps) * h->heap_units;
+    w->c = hint != w->c && hint < h->units ? hint : (home != w->c ? home : 0);
+    w->walked = 0;
+}
+
+/* Moves the walk on to `next`, read from the current chunk's header; a
+ * value that cannot be the following chunk means the position was stale. */
+KDA_FN void circ_step(const kda_heap *h, uint32_t slot, circ_walk *w, uint32_t next)
+{
+    uint32_t step;
+    if (next > w->c && next < h->units) step = next - w->c;
+    else if (next == 0 && w->c == h->units - 1) step = 1; /* past the end marker */
+    else {
+        circ_recover(h, slot, w);
+        return;
+    }
+    w->prev = w->c;
+    w->last_step = step;
+    w->walked += step;
+    w->c = next;
 }
 
 KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
@@ -146,30 +172,28 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     if (size == 0 || size >= (uint64_t)h->units * KDA_UNIT) return NULL;
     uint32_t need = (uint32_t)((size + KDA_UNIT - 1) / KDA_UNIT) + 1; /* payload + header unit */
     uint32_t slot = circ_slot(h, multi);
-    uint32_t c = kda_load32(&h->offsets[slot]);
-    uint32_t next, restarts = 0;
-    uint64_t walked = 0;
-    if (c >= h->units) c = 0;
+    circ_walk w = {kda_load32(&h->offsets[slot]), CIRC_NONE, 0, 0, 0};
+    uint32_t next;
+    if (w.c >= h->units) w.c = 0;
     for (;;) {
-        if (walked >= h->units || restarts > KDA_MAX_RESTARTS) return NULL;
+        if (w.walked >= h->units || w.restarts > KDA_MAX_RESTARTS) return NULL;
+        uint32_t c = w.c;
         if (fused) {
-            uint64_t w = kda_load64(circ_word(h, c));
-            next = (uint32_t)(w >> 32);
-            if (((uint32_t)w & ~1u) != circ_tag(c)) { /* not a header (any more) */
-                restarts++;
-                c = 0;
+            uint64_t word = kda_load64(circ_word(h, c));
+            next = (uint32_t)(word >> 32);
+            if (((uint32_t)word & ~1u) != circ_tag(h, c)) { /* not a header (any more) */
+                circ_recover(h, slot, &w);
                 continue;
             }
-            if ((w & 1u) == KDA_STATE_FREE && next > c && next - c >= need) {
-                if (kda_cas64(circ_word(h, c), w, w | KDA_STATE_USED) == w) break;
+            if ((word & 1u) == KDA_STATE_FREE && next > c && next - c >= need) {
+                if (kda_cas64(circ_word(h, c), word, word | KDA_STATE_USED) == word) break;
                 continue; /* it changed under us: look again */
             }
         } else {
-            uint32_t free_flag = circ_tag(c) | KDA_STATE_FREE;
+            uint32_t free_flag = circ_tag(h, c) | KDA_STATE_FREE;
             uint32_t old = kda_cas32(circ_flag(h, c), free_flag, free_flag | KDA_STATE_USED);
-            if ((old & ~1u) != circ_tag(c)) {
-                restarts++;
-                c = 0;
+            if ((old & ~1u) != circ_tag(h, c)) {
+                circ_recover(h, slot, &w);
                 continue;
             }
             next = kda_load32(circ_next(h, c));
@@ -178,8 +202,9 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
                 kda_store32(circ_flag(h, c), free_flag); /* too small: let go */
             }
         }
-        circ_step(h->units, &c, next, &walked, &restarts);
+        circ_step(h, slot, &w, next);
     }
+    uint32_t c = w.c;
     /* Chunk c is ours and spans [c, next). */
     uint32_t end = next;
     uint32_t size_units = next - c;
@@ -187,7 +212,7 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
         end = c + need;
         circ_write_header(h, end, KDA_STATE_FREE, next, fused); /* the rest, a new free chunk */
         kda_fence();
-        if (fused) kda_store64(circ_word(h, c), circ_pack(c, KDA_STATE_USED, end));
+        if (fused) kda_store64(circ_word(h, c), circ_pack(h, c, KDA_STATE_USED, end));
         else kda_store32(circ_next(h, c), end);
     }
     kda_store32(&h->offsets[slot], end);
@@ -203,23 +228,23 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
     if (fused) {
         uint32_t next = (uint32_t)(kda_load64(circ_word(h, c)) >> 32);
         uint64_t w = kda_load64(circ_word(h, next));
-        if ((uint32_t)w == (circ_tag(next) | KDA_STATE_FREE) &&
+        if ((uint32_t)w == (circ_tag(h, next) | KDA_STATE_FREE) &&
             kda_cas64(circ_word(h, next), w, w | KDA_STATE_USED) == w) {
             next = (uint32_t)(w >> 32); /* merge the free successor into c */
             kda_store32(&h->offsets[slot], next);
         }
         /* One store publishes the new end and the free state together. */
-        kda_store64(circ_word(h, c), circ_pack(c, KDA_STATE_FREE, next));
+        kda_store64(circ_word(h, c), circ_pack(h, c, KDA_STATE_FREE, next));
     } else {
         uint32_t next = kda_load32(circ_next(h, c));
-        uint32_t free_flag = circ_tag(next) | KDA_STATE_FREE;
+        uint32_t free_flag = circ_tag(h, next) | KDA_STATE_FREE;
         if (kda_cas32(circ_flag(h, next), free_flag, free_flag | KDA_STATE_USED) == free_flag) {
             next = kda_load32(circ_next(h, next)); /* merge the free successor into c */
             kda_store32(circ_next(h, c), next);
             kda_store32(&h->offsets[slot], next);
             kda_fence();
         }
-        kda_store32(circ_flag(h, c), circ_tag(c) | KDA_STATE_FREE);
+        kda_store32(circ_flag(h, c), circ_tag(h, c) | KDA_STATE_FREE);
     }
 }
 

@@ -27,6 +27,7 @@ __global__ void init_finish(kda_heap heap, kda_layout layout) { circ_init_finish
 extern "C" int kda_pool_reset(kda_pool *pool, char *err, size_t errlen)
 {
 #if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+    pool->heap.epoch++; /* headers of the last use no longer carry valid tags */
     uint64_t total = (uint64_t)pool->layout.n_heaps * pool->layout.chunks;
     unsigned blocks = (unsigned)((total + 255) / 256 < 65536 ? (total + 255) / 256 : 65536);
     init_chunks<<<blocks, 256>>>(pool->heap, pool->layout);
@@ -51,16 +52,21 @@ extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t
     kda_heap *h = &pool->heap;
     h->bytes = bytes;
 #if defined(KDA_ALLOCATOR_IS_CUDA)
-    /* CUDA's malloc serves from the driver's device heap: size it instead. */
+    /* CUDA's malloc serves from the driver's device heap: size it instead.
+     * The size is fixed once a kernel that uses malloc has run; a later pool
+     * may then only reuse it. */
     size_t limit = 0;
-    if (cuda_failed(cudaDeviceSetLimit(cudaLimitMallocHeapSize, bytes), "setting the device malloc heap size",
-                    err, errlen) ||
-        cuda_failed(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize), "reading the device malloc heap size",
+    if (cuda_failed(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize), "reading the device malloc heap size",
                     err, errlen))
         return -1;
-    if (limit < bytes) {
-        snprintf(err, errlen, "the device malloc heap could only be set to %zu of %llu bytes", limit,
-                 (unsigned long long)bytes);
+    if (limit == bytes) return 0;
+    if (cudaDeviceSetLimit(cudaLimitMallocHeapSize, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        if (limit >= bytes && limit - bytes < (limit >> 4)) return 0; /* what the driver made of the same request */
+        snprintf(err, errlen,
+                 "CUDA's device malloc heap is fixed at %.1f MiB once a kernel has used it; a pool of %.1f MiB "
+                 "needs a new process",
+                 (double)limit / (1 << 20), (double)bytes / (1 << 20));
         return -1;
     }
     return 0;
@@ -85,6 +91,8 @@ extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t
                  h->n_offsets);
         return -1;
     }
+    h->n_heaps = pool->layout.n_heaps;
+    h->heap_units = pool->layout.heap_units;
     if (cuda_failed(cudaMalloc(&pool->state, h->n_offsets * sizeof *h->offsets), what, err, errlen)) return -1;
     h->offsets = (uint32_t *)pool->state;
 #else

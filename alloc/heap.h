@@ -22,18 +22,22 @@ typedef struct kda_heap {
     uint64_t bytes;      /* pool size in bytes */
     uint32_t units;      /* pool size in 16-byte units (circular allocators) */
     uint32_t n_offsets;  /* circular: 1, or one allocation offset per SM */
+    uint32_t epoch;      /* circular: bumped by every reset, part of each header's tag */
+    uint32_t n_heaps, heap_units; /* circular: the pre-split heaps (kda_layout) */
     uint64_t *counter;   /* bump: the shared allocation offset, in bytes */
     uint32_t *offsets;   /* circular: memOffset per SM, in units */
 } kda_heap;
 
-/* The pre-split layout of a circular pool (see circular.h). */
+/* The pre-split layout of a circular pool (see circular.h): n_heaps heaps
+ * side by side from unit 0, each a binary heap of chunk sizes, then one
+ * remainder chunk, then the end marker in the last unit. */
 typedef struct kda_layout {
-    uint32_t n_heaps;      /* 1, or one heap per SM for the multi variants */
-    uint32_t region_units; /* units given to each heap; the last takes the rest */
-    uint32_t levels;       /* L: a heap holds 2^l chunks of root/2^l units, l < L */
-    uint32_t root_units;   /* R: size of the heap's first chunk, in units */
-    uint32_t chunks;       /* chunks per heap, the remainder chunk included */
-    uint32_t units;        /* whole pool; the end marker is the last unit */
+    uint32_t n_heaps;    /* 1, or one per SM for the multi variants (fewer if the pool is small) */
+    uint32_t levels;     /* L: a heap holds 2^l chunks of root / 2^l units for l < L */
+    uint32_t root_units; /* R: a heap's first, largest chunk */
+    uint32_t heap_units; /* L * R: heap h starts at unit h * heap_units */
+    uint32_t chunks;     /* chunks per heap: 2^L - 1 */
+    uint32_t units;      /* the whole pool */
 } kda_layout;
 
 #endif

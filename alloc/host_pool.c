@@ -32,6 +32,8 @@ int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *e
                  h->n_offsets);
         return -1;
     }
+    h->n_heaps = pool->layout.n_heaps;
+    h->heap_units = pool->layout.heap_units;
     pool->state = h->offsets = calloc(h->n_offsets, sizeof *h->offsets);
 #else
     (void)n_sms;
@@ -52,6 +54,7 @@ void kda_host_pool_reset(kda_pool *pool)
 {
 #if defined(KDA_ALLOCATOR_IS_CIRCULAR)
     const kda_layout *l = &pool->layout;
+    pool->heap.epoch++; /* headers of the last use no longer carry valid tags */
     for (uint32_t heap = 0; heap < l->n_heaps; heap++)
         for (uint32_t slot = 0; slot < l->chunks; slot++)
             circ_init_chunk(&pool->heap, l, heap, slot, KDA_CIRCULAR_FUSED);

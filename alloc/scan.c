@@ -13,16 +13,17 @@ static uint32_t read_u32(const unsigned char *pool, uint64_t byte)
     return v;
 }
 
-void kda_scan_circular(const void *pool_copy, uint32_t units, kda_scan *out,
+void kda_scan_circular(const void *pool_copy, const kda_heap *h, kda_scan *out,
                        void (*visit)(void *ctx, uint32_t unit, uint32_t size_units, int used), void *ctx)
 {
     const unsigned char *pool = pool_copy;
+    uint32_t units = h->units;
     memset(out, 0, sizeof *out);
     uint32_t c = 0;
     for (;;) {
         uint32_t flag = read_u32(pool, (uint64_t)c * KDA_UNIT + 8);
         uint32_t next = read_u32(pool, (uint64_t)c * KDA_UNIT + 12);
-        if ((flag & ~1u) != circ_tag(c)) {
+        if ((flag & ~1u) != circ_tag(h, c)) {
             snprintf(out->problem, sizeof out->problem, "unit %u: no valid header (flag %08x)", c, flag);
             return;
         }

@@ -10,6 +10,9 @@
 #include "cli.h"
 #include "render.h"
 #include "tree_source.h"
+#if KDA_HAVE_CUDA
+#include "gpu_render.h"
+#endif
 
 static void render_usage(FILE *f)
 {
@@ -27,7 +30,8 @@ static void render_usage(FILE *f)
                "                      per ray) or tests (heat map of triangle tests per ray)\n"
                "  --shadows           add shadow rays toward a light above the scene\n"
                "  --validate [N]      compare N camera rays (all pixels if N is omitted)\n"
-               "                      with brute force; exit 3 on any mismatch\n");
+               "                      with brute force; exit 3 on any mismatch\n"
+               "  --frames K          GPU: time K frames after a warm-up (default 5)\n");
     tree_source_usage(f);
     fprintf(f, "  -h, --help          this help\n");
 }
@@ -38,6 +42,7 @@ typedef struct render_request {
     int eye_set, target_set;
     int validate;
     uint64_t validate_rays;
+    uint32_t frames;
 } render_request;
 
 static int parse_shade(const char *arg, shade_mode *mode)
@@ -62,8 +67,8 @@ static int is_number(const char *s)
 
 static int parse_render_args(int argc, char **argv, render_request *rq, tree_source *ts)
 {
-    enum { OPT_W = 400, OPT_H, OPT_EYE, OPT_TARGET, OPT_UP, OPT_FOV, OPT_SHADE, OPT_SHADOWS, OPT_VALIDATE };
-    struct option opts[TREE_SOURCE_MAX_OPTIONS + 12];
+    enum { OPT_W = 400, OPT_H, OPT_EYE, OPT_TARGET, OPT_UP, OPT_FOV, OPT_SHADE, OPT_SHADOWS, OPT_VALIDATE, OPT_FRAMES };
+    struct option opts[TREE_SOURCE_MAX_OPTIONS + 13];
     int n = tree_source_options(opts);
     opts[n++] = (struct option){"output", required_argument, 0, 'o'};
     opts[n++] = (struct option){"width", required_argument, 0, OPT_W};
@@ -75,6 +80,7 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
     opts[n++] = (struct option){"shade", required_argument, 0, OPT_SHADE};
     opts[n++] = (struct option){"shadows", no_argument, 0, OPT_SHADOWS};
     opts[n++] = (struct option){"validate", optional_argument, 0, OPT_VALIDATE};
+    opts[n++] = (struct option){"frames", required_argument, 0, OPT_FRAMES};
     opts[n++] = (struct option){"help", no_argument, 0, 'h'};
     opts[n] = (struct option){0, 0, 0, 0};
 
@@ -116,6 +122,10 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
             if (!optarg && is_number(argv[optind])) optarg = argv[optind++];
             if (optarg && cli_parse_u64("--validate", optarg, 1, UINT64_MAX, &rq->validate_rays)) return -1;
             break;
+        case OPT_FRAMES:
+            if (cli_parse_u64("--frames", optarg, 1, 1000, &v)) return -1;
+            rq->frames = (uint32_t)v;
+            break;
         case 'h': render_usage(stdout); exit(0);
         default: render_usage(stderr); return -1;
         }
@@ -149,10 +159,52 @@ static int report_validation(const validation *v)
     return 0;
 }
 
+/* Renders with the device the tree was built on; prints the timing line. */
+static int render_image(const render_request *rq, const tree_result *r, const scene *s, image *img)
+{
+    char err[CLI_ERR];
+    double rays_per_frame = (double)rq->opt.cam.width * rq->opt.cam.height * (rq->opt.shadows ? 2.0 : 1.0);
+#if KDA_HAVE_CUDA
+    if (r->on_gpu) {
+        gpu_render_stats st;
+        if (render_gpu(&r->gpu, &r->gpu_scene, &rq->opt, rq->frames, img, &st, err, sizeof err)) {
+            cli_error("%s", err);
+            return -1;
+        }
+        printf("render: %ux%u on the GPU, median of %u frames %.3f ms (min %.3f, max %.3f): %.0f Mrays/s\n",
+               img->width, img->height, st.frames, st.ms_median, st.ms_min, st.ms_max, st.mrays_per_s);
+        return 0;
+    }
+#endif
+    double ms = 0.0;
+    if (render_cpu(&r->host, s, &rq->opt, img, &ms, err, sizeof err)) {
+        cli_error("%s", err);
+        return -1;
+    }
+    printf("render: %ux%u on the CPU in %.1f ms: %.2f Mrays/s\n", img->width, img->height, ms,
+           rays_per_frame / (ms * 1e3));
+    return 0;
+}
+
+static int validate(const render_request *rq, const tree_result *r, const scene *s, validation *v)
+{
+    char err[CLI_ERR];
+    int rc;
+#if KDA_HAVE_CUDA
+    if (r->on_gpu)
+        rc = validate_camera_rays_gpu(&r->gpu, &r->gpu_scene, &rq->opt.cam, rq->validate_rays, v, err, sizeof err);
+    else
+#endif
+        rc = validate_camera_rays_cpu(&r->host, s, &rq->opt.cam, rq->validate_rays, v, err, sizeof err);
+    if (rc) cli_error("%s", err);
+    return rc;
+}
+
 int cmd_render(int argc, char **argv)
 {
     render_request rq = {0};
     rq.opt.cam = (camera){{0, 0, 0}, {0, 0, 0}, {0, 1, 0}, 50.0f, 1280, 720};
+    rq.frames = 5;
     tree_source ts;
     tree_source_init(&ts);
     if (parse_render_args(argc, argv, &rq, &ts)) return 2;
@@ -169,15 +221,12 @@ int cmd_render(int argc, char **argv)
     tree_result r;
     int rc = tree_build(&ts, &s, &r) ? 1 : 0;
     image img = {0};
-    double ms = 0.0;
-    if (rc == 0 && render_cpu(&r.host, &s, &rq.opt, &img, &ms, err, sizeof err)) {
-        cli_error("%s", err);
-        rc = 1;
+    if (rc == 0) {
+        printf("tree: %u nodes, %.2f references per triangle, built in %.3f ms\n", r.stats.n_nodes,
+               r.stats.refs_per_triangle, r.stats.build_ms);
+        rc = render_image(&rq, &r, &s, &img) ? 1 : 0;
     }
     if (rc == 0) {
-        uint64_t rays = (uint64_t)img.width * img.height * (rq.opt.shadows ? 2u : 1u);
-        printf("render: %ux%u on the CPU in %.1f ms (%.2f Mrays/s), tree built in %.1f ms\n", img.width,
-               img.height, ms, (double)rays / (ms * 1e3), r.stats.build_ms);
         if (image_write_png(&img, rq.output, err, sizeof err)) {
             cli_error("%s", err);
             rc = 1;
@@ -187,12 +236,7 @@ int cmd_render(int argc, char **argv)
     }
     if (rc == 0 && rq.validate) {
         validation v;
-        if (validate_camera_rays_cpu(&r.host, &s, &rq.opt.cam, rq.validate_rays, &v, err, sizeof err)) {
-            cli_error("%s", err);
-            rc = 1;
-        } else {
-            rc = report_validation(&v);
-        }
+        rc = validate(&rq, &r, &s, &v) ? 1 : report_validation(&v);
     }
     image_free(&img);
     tree_result_free(&r);

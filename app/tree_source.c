@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "tree_source.h"
 
 enum { OPT_SCENE = 300, OPT_TRIANGLES, OPT_CPU, OPT_GPU, OPT_REPEAT, OPT_POOL_FACTOR, OPT_POOL_MB };
@@ -99,16 +100,60 @@ static int build_cpu(const scene *s, tree_result *r)
     return 0;
 }
 
+#if KDA_HAVE_CUDA
+static int build_gpu(const tree_source *ts, const scene *s, tree_result *r)
+{
+    char err[CLI_ERR];
+    gpu_build_options opt = {ts->pool_factor, ts->pool_mb << 20, ts->repeat};
+    r->builder = "GPU, binned + exact SAH, one persistent kernel";
+    r->on_gpu = 1;
+    if (gpu_scene_upload(s, &r->gpu_scene, err, sizeof err) ||
+        gpu_build(&r->gpu_scene, &opt, &r->gpu, &r->gpu_stats, err, sizeof err) ||
+        gpu_tree_download(&r->gpu, &r->host, err, sizeof err)) {
+        cli_error("%s", err);
+        return -1;
+    }
+    if (r->gpu_stats.pool_wrapped && kdtree_check(&r->host, s, err, sizeof err)) {
+        cli_error("%s wrapped around its %.1f MiB pool and overwrote live arrays: the tree is invalid (%s); "
+                  "rerun with a larger --pool-factor or --pool-mb",
+                  r->gpu_stats.allocator, (double)r->gpu_stats.pool_bytes / (1 << 20), err);
+        return -1;
+    }
+    kdtree_compute_stats(&r->host, s->n_triangles, &r->stats);
+    r->stats.build_ms = r->gpu_stats.tree.build_ms;
+    r->gpu_stats.tree = r->stats;
+    return 0;
+}
+#endif
+
 int tree_build(const tree_source *ts, const scene *s, tree_result *r)
 {
     memset(r, 0, sizeof *r);
+    if (ts->device == DEVICE_CPU) {
+        fprintf(stderr, "device: CPU (--cpu)\n");
+        return build_cpu(s, r);
+    }
+#if KDA_HAVE_CUDA
+    char why[256];
+    if (gpu_device_check(why, sizeof why)) {
+        if (ts->device == DEVICE_GPU) {
+            cli_error("--gpu: %s (use --cpu to build on the CPU)", why);
+            return -1;
+        }
+        fprintf(stderr, "device: CPU (%s; --gpu requires one)\n", why);
+        return build_cpu(s, r);
+    }
+    gpu_device_name(r->device, sizeof r->device);
+    fprintf(stderr, "device: GPU %s, allocator %s\n", r->device, kda_allocator_name());
+    return build_gpu(ts, s, r);
+#else
     if (ts->device == DEVICE_GPU) {
         cli_error("this kdalloc was built without CUDA: no GPU path (use --cpu, or rebuild with nvcc installed)");
         return -1;
     }
-    fprintf(stderr, "device: CPU (%s)\n",
-            ts->device == DEVICE_CPU ? "--cpu" : "this kdalloc was built without CUDA");
+    fprintf(stderr, "device: CPU (this kdalloc was built without CUDA)\n");
     return build_cpu(s, r);
+#endif
 }
 
 int tree_result_check(tree_result *r, const scene *s)
@@ -122,8 +167,48 @@ int tree_result_check(tree_result *r, const scene *s)
     return 0;
 }
 
-void tree_result_print_gpu_table(const tree_result *r) { (void)r; }
+void tree_result_print_gpu_table(const tree_result *r)
+{
+#if KDA_HAVE_CUDA
+    if (!r->on_gpu) return;
+    const gpu_build_stats *g = &r->gpu_stats;
+    printf("%-22s %s\n", "GPU", r->device);
+    printf("%-22s %s\n", "allocator", g->allocator);
+    printf("%-22s %d per thread (%u blocks x %u threads)\n", "registers", g->registers, g->blocks,
+           g->threads_per_block);
+    printf("%-22s %llu\n", "allocations (N_alloc)", (unsigned long long)g->n_alloc);
+    printf("%-22s mean %.1f B, sigma %.1f B\n", "allocation size", g->alloc_mean, g->alloc_sigma);
+    printf("%-22s %.1f MiB of %.1f MiB (pool factor %.0f)\n", "peak pool use", (double)g->peak_pool_bytes / (1 << 20),
+           (double)g->pool_bytes / (1 << 20), g->pool_factor);
+    printf("%-22s median of %u: min %.3f ms, max %.3f ms\n", "timed builds", g->builds_timed, g->ms_min, g->ms_max);
+#else
+    (void)r;
+#endif
+}
 
-void tree_result_print_gpu_json(const tree_result *r) { (void)r; }
+void tree_result_print_gpu_json(const tree_result *r)
+{
+#if KDA_HAVE_CUDA
+    if (!r->on_gpu) return;
+    const gpu_build_stats *g = &r->gpu_stats;
+    printf(", \"gpu\": \"%s\", \"allocator\": \"%s\", \"registers\": %d, \"n_alloc\": %llu, "
+           "\"alloc_mean\": %.3f, \"alloc_sigma\": %.3f, \"peak_pool_bytes\": %llu, \"pool_bytes\": %llu, "
+           "\"pool_factor\": %.3f, \"builds_timed\": %u, \"build_ms_min\": %.6f, \"build_ms_max\": %.6f",
+           r->device, g->allocator, g->registers, (unsigned long long)g->n_alloc, g->alloc_mean, g->alloc_sigma,
+           (unsigned long long)g->peak_pool_bytes, (unsigned long long)g->pool_bytes, g->pool_factor,
+           g->builds_timed, g->ms_min, g->ms_max);
+#else
+    (void)r;
+#endif
+}
 
-void tree_result_free(tree_result *r) { kdtree_free(&r->host); }
+void tree_result_free(tree_result *r)
+{
+    kdtree_free(&r->host);
+#if KDA_HAVE_CUDA
+    if (r->on_gpu) {
+        gpu_tree_free(&r->gpu);
+        gpu_scene_free(&r->gpu_scene);
+    }
+#endif
+}

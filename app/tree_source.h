@@ -9,6 +9,9 @@
 
 #include "cli.h"
 #include "kdtree.h"
+#if KDA_HAVE_CUDA
+#include "gpu_build.h"
+#endif
 
 typedef enum device_choice { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_choice;
 
@@ -25,7 +28,13 @@ typedef struct tree_result {
     const char *builder; /* "CPU ..." or "GPU ..." */
     int on_gpu;
     kdtree host;
-    kdtree_stats stats;
+    kdtree_stats stats; /* of the tree; build_ms is the median build */
+#if KDA_HAVE_CUDA
+    gpu_scene gpu_scene;
+    gpu_tree gpu;
+    gpu_build_stats gpu_stats;
+    char device[160];
+#endif
 } tree_result;
 
 #define TREE_SOURCE_MAX_OPTIONS 8
@@ -43,7 +52,7 @@ int tree_source_positional(tree_source *ts, int argc, char **argv, int first);
 /* Builds with the chosen device; prints which one it used to stderr.
  * Returns 0, or -1 after printing the error. */
 int tree_build(const tree_source *ts, const scene *s, tree_result *r);
-/* Runs kdtree_check on the result (downloading a GPU tree); prints it. */
+/* Runs kdtree_check on the result; prints the outcome. */
 int tree_result_check(tree_result *r, const scene *s);
 void tree_result_print_gpu_table(const tree_result *r);
 void tree_result_print_gpu_json(const tree_result *r);

@@ -89,17 +89,6 @@ int render_cpu(const kdtree *t, const scene *s, const render_options *opt, image
 
 /* ---- validation ---- */
 
-uint64_t validation_pixel(uint64_t i, uint64_t n, uint32_t width, uint32_t height)
-{
-    uint64_t pixels = (uint64_t)width * height;
-    if (n == 0 || n >= pixels) return i % pixels;
-    /* splitmix64 of i: a fixed, well-spread sample (repeats are harmless). */
-    uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return (z ^ (z >> 31)) % pixels;
-}
-
 void validation_record(validation *v, uint64_t ray_index, uint32_t tree_tri, float tree_t, uint32_t brute_tri,
                        float brute_t)
 {

@@ -82,10 +82,6 @@ typedef struct validation {
 int validate_camera_rays_cpu(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
                              validation *v, char *err, size_t errlen);
 
-/* Pixel index of the i-th of n sampled rays of a w x h image (every pixel in
- * order when n == 0 or n >= w*h, else a deterministic scattered sample). */
-uint64_t validation_pixel(uint64_t i, uint64_t n, uint32_t width, uint32_t height);
-
 /* Records one comparison into v. */
 void validation_record(validation *v, uint64_t ray_index, uint32_t tree_tri, float tree_t, uint32_t brute_tri,
                        float brute_t);

@@ -51,6 +51,19 @@ static inline KD_HD ray camera_ray(const camera_basis *b, uint32_t x, uint32_t y
     return r;
 }
 
+/* Pixel index of the i-th of n sampled rays of a w x h image: every pixel
+ * in order when n == 0 or n >= w*h, else a fixed scattered sample
+ * (splitmix64 of i; repeats are harmless). */
+static inline KD_HD uint64_t validation_pixel(uint64_t i, uint64_t n, uint32_t width, uint32_t height)
+{
+    uint64_t pixels = (uint64_t)width * height;
+    if (n == 0 || n >= pixels) return i % pixels;
+    uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return (z ^ (z >> 31)) % pixels;
+}
+
 /* Where the tree lives, for one pixel's rays. */
 typedef struct trace_scene {
     const kdtree_node *nodes;

@@ -1,0 +1,513 @@
+/* gpu_build.cu - host side of the GPU builder: device checks, scene upload,
+ * the build's buffers and launches, retries when an array was too small,
+ * timing with CUDA events, statistics, and the tree's download. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_build.h"
+#include "gpu_kernel.cuh"
+
+#define SLOTS 1024u     /* big nodes in flight at once (a power of two) */
+#define MAX_ATTEMPTS 8  /* builds rerun after growing an array */
+
+static int cuda_ok(cudaError_t e, const char *what, char *err, size_t errlen)
+{
+    if (e == cudaSuccess) return 1;
+    snprintf(err, errlen, "%s: %s", what, cudaGetErrorString(e));
+    return 0;
+}
+
+#define CHECK(call, what)                                    \
+    do {                                                     \
+        if (!cuda_ok((call), (what), err, errlen)) goto fail; \
+    } while (0)
+
+/* ------------------------------------------------------------------------
+ * Device
+ * ------------------------------------------------------------------------ */
+
+extern "C" int gpu_device_check(char *why, size_t why_len)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        snprintf(why, why_len, "no usable CUDA device (%s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+        cudaGetLastError();
+        return -1;
+    }
+    cudaFuncAttributes attr;
+    e = cudaFuncGetAttributes(&attr, build_kernel);
+    if (e != cudaSuccess) {
+        int dev = 0, major = 0, minor = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        snprintf(why, why_len,
+                 "the GPU is sm_%d%d but this kdalloc has no code for it (%s); rebuild with "
+                 "-DCMAKE_CUDA_ARCHITECTURES=%d%d",
+                 major, minor, cudaGetErrorString(e), major, minor);
+        cudaGetLastError();
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" void gpu_device_name(char *out, size_t len)
+{
+    int dev = 0;
+    cudaDeviceProp prop;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) {
+        snprintf(out, len, "unknown GPU");
+        return;
+    }
+    snprintf(out, len, "%s (sm_%d%d, %d SMs)", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+}
+
+/* ------------------------------------------------------------------------
+ * Scene and tree transfers
+ * ------------------------------------------------------------------------ */
+
+extern "C" int gpu_scene_upload(const scene *s, gpu_scene *g, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    size_t vbytes = (size_t)s->n_vertices * 3 * sizeof(float), tbytes = (size_t)s->n_triangles * 3 * sizeof(uint32_t);
+    CHECK(cudaMalloc(&g->positions, vbytes ? vbytes : 4), "allocating the scene on the GPU");
+    CHECK(cudaMalloc(&g->triangles, tbytes ? tbytes : 4), "allocating the scene on the GPU");
+    CHECK(cudaMemcpy(g->positions, s->positions, vbytes, cudaMemcpyHostToDevice), "uploading the scene");
+    CHECK(cudaMemcpy(g->triangles, s->triangles, tbytes, cudaMemcpyHostToDevice), "uploading the scene");
+    g->n_vertices = s->n_vertices;
+    g->n_triangles = s->n_triangles;
+    memcpy(g->lo, s->lo, sizeof g->lo);
+    memcpy(g->hi, s->hi, sizeof g->hi);
+    return 0;
+fail:
+    gpu_scene_free(g);
+    return -1;
+}
+
+extern "C" void gpu_scene_free(gpu_scene *g)
+{
+    cudaFree(g->positions);
+    cudaFree(g->triangles);
+    memset(g, 0, sizeof *g);
+}
+
+extern "C" int gpu_tree_download(const gpu_tree *g, kdtree *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    t->nodes = (kdtree_node *)malloc((size_t)g->n_nodes * sizeof *t->nodes + 1);
+    t->refs = (uint32_t *)malloc((size_t)g->n_refs * sizeof *t->refs + 1);
+    if (!t->nodes || !t->refs) {
+        kdtree_free(t);
+        snprintf(err, errlen, "out of host memory for a tree of %u nodes", g->n_nodes);
+        return -1;
+    }
+    CHECK(cudaMemcpy(t->nodes, g->nodes, (size_t)g->n_nodes * sizeof *t->nodes, cudaMemcpyDeviceToHost),
+          "downloading the tree");
+    CHECK(cudaMemcpy(t->refs, g->refs, (size_t)g->n_refs * sizeof *t->refs, cudaMemcpyDeviceToHost),
+          "downloading the tree");
+    t->n_nodes = g->n_nodes;
+    t->n_refs = g->n_refs;
+    memcpy(t->lo, g->lo, sizeof t->lo);
+    memcpy(t->hi, g->hi, sizeof t->hi);
+    return 0;
+fail:
+    kdtree_free(t);
+    return -1;
+}
+
+extern "C" int gpu_tree_upload(const kdtree *t, gpu_tree *g, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    CHECK(cudaMalloc(&g->nodes, (size_t)t->n_nodes * sizeof *g->nodes + 1), "allocating the tree on the GPU");
+    CHECK(cudaMalloc(&g->refs, (size_t)t->n_refs * sizeof *g->refs + 1), "allocating the tree on the GPU");
+    CHECK(cudaMemcpy(g->nodes, t->nodes, (size_t)t->n_nodes * sizeof *g->nodes, cudaMemcpyHostToDevice),
+          "uploading the tree");
+    CHECK(cudaMemcpy(g->refs, t->refs, (size_t)t->n_refs * sizeof *g->refs, cudaMemcpyHostToDevice),
+          "uploading the tree");
+    g->n_nodes = t->n_nodes;
+    g->n_refs = t->n_refs;
+    memcpy(g->lo, t->lo, sizeof g->lo);
+    memcpy(g->hi, t->hi, sizeof g->hi);
+    return 0;
+fail:
+    gpu_tree_free(g);
+    return -1;
+}
+
+extern "C" void gpu_tree_free(gpu_tree *g)
+{
+    cudaFree(g->nodes);
+    cudaFree(g->refs);
+    memset(g, 0, sizeof *g);
+}
+
+/* ------------------------------------------------------------------------
+ * Setup kernels
+ * ------------------------------------------------------------------------ */
+
+__global__ void triangle_boxes(const float *positions, const uint32_t *triangles, uint32_t n, float4 *lo, float4 *hi)
+{
+    for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x) {
+        float l[3], h[3];
+        kdtree_triangle_box(positions, triangles, t, l, h);
+        lo[t] = make_float4(l[0], l[1], l[2], 0.0f);
+        hi[t] = make_float4(h[0], h[1], h[2], 0.0f);
+    }
+}
+
+/* Empties the queue and fills the slot pool. */
+__global__ void reset_rings(build_params p)
+{
+    uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.queue.capacity; i += stride) p.queue.seq[i] = i;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.slot_ring.capacity; i += stride) {
+        p.slot_ids[i] = i;
+        p.slot_ring.seq[i] = i + 1; /* published */
+    }
+}
+
+/* Lane 0 allocates the root's array (the pool's first allocation) and
+ * pushes the root task; fill_root then writes 0 .. N-1 into it. */
+__global__ void root_setup(build_params p, float3 lo, float3 hi)
+{
+    warp_ctx c;
+    c.p = &p;
+    c.lane = threadIdx.x & 31u;
+    c.n_alloc = c.alloc_bytes = c.alloc_sq = 0;
+    if (c.lane != 0) return;
+    p.state->n_nodes = 1;
+    uint32_t *refs = lane0_alloc(&c, p.n_triangles);
+    if (!refs) {
+        set_error(&c, BUILD_POOL_EXHAUSTED);
+        return;
+    }
+    p.state->root_refs = refs;
+    task root;
+    root.lo[0] = lo.x, root.lo[1] = lo.y, root.lo[2] = lo.z;
+    root.hi[0] = hi.x, root.hi[1] = hi.y, root.hi[2] = hi.z;
+    root.refs = refs;
+    root.n = p.n_triangles;
+    root.node = 0;
+    root.depth = 0;
+    root.slot = NO_SLOT;
+    lane0_push(&c, &root);
+    atomicAdd(&p.state->n_alloc, c.n_alloc);
+    atomicAdd(&p.state->alloc_bytes, c.alloc_bytes);
+    atomicAdd(&p.state->alloc_sq, c.alloc_sq);
+}
+
+__global__ void fill_root(const build_state *state, uint32_t n)
+{
+    uint32_t *refs = state->root_refs;
+    if (!refs) return;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) refs[i] = i;
+}
+
+/* ------------------------------------------------------------------------
+ * Buffers of one build
+ * ------------------------------------------------------------------------ */
+
+typedef struct build_buffers {
+    float4 *box_lo, *box_hi;
+    build_state *state;
+    task *cells;
+    uint32_t *queue_seq;
+    big_slot *slots;
+    uint32_t *slot_ids, *slot_seq;
+    kdtree_node *nodes;
+    uint32_t *refs_out;
+    uint32_t queue_capacity, node_capacity, refs_capacity;
+} build_buffers;
+
+static void free_buffers(build_buffers *b)
+{
+    cudaFree(b->box_lo);
+    cudaFree(b->box_hi);
+    cudaFree(b->state);
+    cudaFree(b->cells);
+    cudaFree(b->queue_seq);
+    cudaFree(b->slots);
+    cudaFree(b->slot_ids);
+    cudaFree(b->slot_seq);
+    cudaFree(b->nodes);
+    cudaFree(b->refs_out);
+    memset(b, 0, sizeof *b);
+}
+
+/* (Re)allocates what a capacity change invalidated; everything on first use. */
+static int alloc_buffers(build_buffers *b, uint32_t n, char *err, size_t errlen)
+{
+    if (!b->box_lo) {
+        CHECK(cudaMalloc(&b->box_lo, (size_t)n * sizeof(float4)), "allocating triangle boxes on the GPU");
+        CHECK(cudaMalloc(&b->box_hi, (size_t)n * sizeof(float4)), "allocating triangle boxes on the GPU");
+        CHECK(cudaMalloc(&b->state, sizeof(build_state)), "allocating the build state");
+        CHECK(cudaMalloc(&b->slots, SLOTS * sizeof(big_slot)), "allocating big-node slots");
+        CHECK(cudaMalloc(&b->slot_ids, SLOTS * sizeof(uint32_t)), "allocating big-node slots");
+        CHECK(cudaMalloc(&b->slot_seq, SLOTS * sizeof(uint32_t)), "allocating big-node slots");
+    }
+    if (!b->cells) {
+        CHECK(cudaMalloc(&b->cells, (size_t)b->queue_capacity * sizeof(task)), "allocating the task queue");
+        CHECK(cudaMalloc(&b->queue_seq, (size_t)b->queue_capacity * sizeof(uint32_t)), "allocating the task queue");
+    }
+    if (!b->nodes)
+        CHECK(cudaMalloc(&b->nodes, (size_t)b->node_capacity * sizeof(kdtree_node)), "allocating the node array");
+    if (!b->refs_out)
+        CHECK(cudaMalloc(&b->refs_out, (size_t)b->refs_capacity * sizeof(uint32_t)), "allocating the leaf references");
+    return 0;
+fail:
+    return -1;
+}
+
+static uint32_t pow2_at_least(uint64_t v)
+{
+    uint32_t p = 1;
+    while (p < v && p < (1u << 31)) p <<= 1;
+    return p;
+}
+
+static uint32_t grow(uint32_t cap, uint32_t limit) { return cap >= limit / 2 ? limit : cap * 2; }
+
+/* ------------------------------------------------------------------------
+ * One build
+ * ------------------------------------------------------------------------ */
+
+typedef struct launch_shape {
+    uint32_t blocks, threads;
+} launch_shape;
+
+static build_params make_params(const build_buffers *b, const kda_pool *pool, uint32_t n, int collect_stats)
+{
+    build_params p;
+    memset(&p, 0, sizeof p);
+    p.heap = pool->heap;
+    p.box_lo = b->box_lo;
+    p.box_hi = b->box_hi;
+    p.state = b->state;
+    p.cells = b->cells;
+    p.queue.seq = b->queue_seq;
+    p.queue.capacity = b->queue_capacity;
+    p.queue.head = &b->state->q_head;
+    p.queue.tail = &b->state->q_tail;
+    p.slots = b->slots;
+    p.slot_ids = b->slot_ids;
+    p.slot_ring.seq = b->slot_seq;
+    p.slot_ring.capacity = SLOTS;
+    p.slot_ring.head = &b->state->s_head;
+    p.slot_ring.tail = &b->state->s_tail;
+    p.nodes = b->nodes;
+    p.node_capacity = b->node_capacity;
+    p.refs_out = b->refs_out;
+    p.refs_capacity = b->refs_capacity;
+    p.n_triangles = n;
+    p.max_depth = (uint32_t)kdtree_max_depth(n);
+    p.collect_stats = collect_stats;
+    return p;
+}
+
+/* Runs one build; the counters it ends with land in *out. */
+static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launch_shape shape, int collect_stats,
+                     float *ms, build_state *out, char *err, size_t errlen)
+{
+    cudaEvent_t start = NULL, stop = NULL;
+    build_params p = make_params(b, pool, g->n_triangles, collect_stats);
+    build_state zero;
+    memset(&zero, 0, sizeof zero);
+    zero.s_tail = SLOTS;
+    uint32_t n = g->n_triangles;
+    unsigned fill_blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
+
+    if (kda_pool_reset(pool, err, errlen)) return -1;
+    CHECK(cudaMemcpy(b->state, &zero, sizeof zero, cudaMemcpyHostToDevice), "resetting the build state");
+    reset_rings<<<256, 256>>>(p);
+    CHECK(cudaGetLastError(), "launching reset_rings");
+    CHECK(cudaEventCreate(&start), "cudaEventCreate");
+    CHECK(cudaEventCreate(&stop), "cudaEventCreate");
+
+    CHECK(cudaEventRecord(start), "cudaEventRecord");
+    triangle_boxes<<<fill_blocks, 256>>>(g->positions, g->triangles, n, b->box_lo, b->box_hi);
+    CHECK(cudaGetLastError(), "launching triangle_boxes");
+    root_setup<<<1, 32>>>(p, make_float3(g->lo[0], g->lo[1], g->lo[2]), make_float3(g->hi[0], g->hi[1], g->hi[2]));
+    CHECK(cudaGetLastError(), "launching root_setup");
+    fill_root<<<fill_blocks, 256>>>(b->state, n);
+    CHECK(cudaGetLastError(), "launching fill_root");
+    build_kernel<<<shape.blocks, shape.threads>>>(p);
+    CHECK(cudaGetLastError(), "launching build_kernel");
+    CHECK(cudaEventRecord(stop), "cudaEventRecord");
+    CHECK(cudaEventSynchronize(stop), "running the build kernel");
+    CHECK(cudaEventElapsedTime(ms, start, stop), "cudaEventElapsedTime");
+    CHECK(cudaMemcpy(out, b->state, sizeof *out, cudaMemcpyDeviceToHost), "reading the build state");
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return 0;
+fail:
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+    return -1;
+}
+
+static void describe_pool(const gpu_build_options *opt, uint64_t pool_bytes, uint32_t n, char *out, size_t len)
+{
+    if (opt->pool_bytes)
+        snprintf(out, len, "rerun with --pool-mb > %llu", (unsigned long long)(opt->pool_bytes >> 20));
+    else
+        snprintf(out, len, "rerun with --pool-factor > %g", opt->pool_factor);
+    (void)pool_bytes, (void)n;
+}
+
+static int compare_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_tree *out, gpu_build_stats *stats,
+                         char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    memset(stats, 0, sizeof *stats);
+    uint32_t n = g->n_triangles;
+    if (n == 0) {
+        snprintf(err, errlen, "cannot build a tree over an empty scene");
+        return -1;
+    }
+    if (n > KDTREE_MAX_COUNT) {
+        snprintf(err, errlen, "%u triangles: the tree layout holds at most %u", n, KDTREE_MAX_COUNT);
+        return -1;
+    }
+    uint64_t root_bytes = (uint64_t)n * sizeof(uint32_t);
+    uint64_t pool_bytes = opt->pool_bytes ? opt->pool_bytes : (uint64_t)(opt->pool_factor * (double)root_bytes);
+    pool_bytes = (pool_bytes + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
+
+    kda_pool pool;
+    memset(&pool, 0, sizeof pool);
+    build_buffers b;
+    memset(&b, 0, sizeof b);
+    float *times = NULL;
+    uint32_t repeat = opt->repeat ? opt->repeat : 1;
+    build_state st;
+    launch_shape shape;
+    char hint[96];
+
+    if (kda_pool_create(&pool, pool_bytes, err, errlen)) return -1;
+
+    /* The grid: as many blocks as stay resident at once. */
+    int device = 0, sms = 0, per_sm = 0;
+    cudaFuncAttributes attr;
+    CHECK(cudaGetDevice(&device), "cudaGetDevice");
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
+    CHECK(cudaFuncGetAttributes(&attr, build_kernel), "reading the build kernel's attributes");
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, build_kernel, WARPS_PER_BLOCK * 32, 0),
+          "computing the build kernel's occupancy");
+    shape.threads = WARPS_PER_BLOCK * 32;
+    shape.blocks = (uint32_t)(per_sm > 0 ? per_sm : 1) * (uint32_t)sms;
+
+    /* First guesses; an overflow grows the array and reruns the build. */
+    b.node_capacity = (uint32_t)((8ull * n + 4096) < KDTREE_MAX_COUNT ? 8ull * n + 4096 : KDTREE_MAX_COUNT);
+    {
+        uint64_t refs = 16ull * n + (uint64_t)OUT_BATCH * shape.blocks * WARPS_PER_BLOCK;
+        b.refs_capacity = (uint32_t)(refs < UINT32_MAX ? refs : UINT32_MAX);
+    }
+    b.queue_capacity = pow2_at_least(65536 + n / 8);
+
+    /* The warm-up build collects the statistics; grown arrays rerun it. */
+    for (int attempt = 0;; attempt++) {
+        float ms;
+        if (alloc_buffers(&b, n, err, errlen) ||
+            run_build(g, &pool, &b, shape, 1, &ms, &st, err, errlen))
+            goto fail;
+        if (st.error == BUILD_OK) break;
+        if (attempt + 1 >= MAX_ATTEMPTS && st.error >= BUILD_QUEUE_FULL && st.error <= BUILD_REFS_FULL) {
+            snprintf(err, errlen, "the build's arrays kept overflowing after %d attempts", MAX_ATTEMPTS);
+            goto fail;
+        }
+        switch (st.error) {
+        case BUILD_POOL_EXHAUSTED:
+            describe_pool(opt, pool_bytes, n, hint, sizeof hint);
+            snprintf(err, errlen, "pool exhausted after %llu allocations (%s pool of %.1f MiB); %s",
+                     (unsigned long long)st.n_alloc, kda_allocator_name(), (double)pool_bytes / (1 << 20), hint);
+            goto fail;
+        case BUILD_CORRUPT:
+            describe_pool(opt, pool_bytes, n, hint, sizeof hint);
+            snprintf(err, errlen,
+                     "the build read overwritten memory: %s reused live arrays of its %.1f MiB pool; %s",
+                     kda_allocator_name(), (double)pool_bytes / (1 << 20), hint);
+            goto fail;
+        case BUILD_QUEUE_FULL:
+            b.queue_capacity = grow(b.queue_capacity, 1u << 31);
+            cudaFree(b.cells), cudaFree(b.queue_seq);
+            b.cells = NULL, b.queue_seq = NULL;
+            break;
+        case BUILD_NODES_FULL:
+            b.node_capacity = grow(b.node_capacity, KDTREE_MAX_COUNT);
+            cudaFree(b.nodes);
+            b.nodes = NULL;
+            break;
+        case BUILD_REFS_FULL:
+            b.refs_capacity = grow(b.refs_capacity, UINT32_MAX);
+            cudaFree(b.refs_out);
+            b.refs_out = NULL;
+            break;
+        default:
+            snprintf(err, errlen, "internal error %u in the build kernel", st.error);
+            goto fail;
+        }
+    }
+    stats->n_alloc = st.n_alloc;
+    if (st.n_alloc) {
+        double mean = (double)st.alloc_bytes / (double)st.n_alloc;
+        double var = (double)st.alloc_sq / (double)st.n_alloc - mean * mean;
+        stats->alloc_mean = mean;
+        stats->alloc_sigma = sqrt(var > 0.0 ? var : 0.0);
+    }
+    stats->peak_pool_bytes = st.peak_bytes;
+#if defined(KDA_ALLOCATOR_AWMALLOC)
+    stats->pool_wrapped = st.alloc_bytes > pool_bytes;
+#endif
+
+    times = (float *)malloc(repeat * sizeof *times);
+    if (!times) {
+        snprintf(err, errlen, "out of host memory");
+        goto fail;
+    }
+    for (uint32_t r = 0; r < repeat; r++) {
+        if (run_build(g, &pool, &b, shape, 0, &times[r], &st, err, errlen)) goto fail;
+        if (st.error != BUILD_OK) {
+            snprintf(err, errlen, "timed build %u failed (error %u) after the warm-up succeeded", r + 1, st.error);
+            goto fail;
+        }
+    }
+    qsort(times, repeat, sizeof *times, compare_float);
+    stats->tree.build_ms = repeat % 2 ? times[repeat / 2] : 0.5 * (times[repeat / 2 - 1] + times[repeat / 2]);
+    stats->ms_min = times[0];
+    stats->ms_max = times[repeat - 1];
+    stats->builds_timed = repeat;
+    stats->pool_bytes = pool_bytes;
+    stats->pool_factor = (double)pool_bytes / (double)root_bytes;
+    stats->registers = attr.numRegs;
+    stats->blocks = shape.blocks;
+    stats->threads_per_block = shape.threads;
+    stats->allocator = kda_allocator_name();
+
+    out->nodes = b.nodes;
+    out->refs = b.refs_out;
+    out->n_nodes = st.n_nodes;
+    out->n_refs = st.refs_out;
+    memcpy(out->lo, g->lo, sizeof out->lo);
+    memcpy(out->hi, g->hi, sizeof out->hi);
+    b.nodes = NULL; /* now the tree's */
+    b.refs_out = NULL;
+    free(times);
+    free_buffers(&b);
+    kda_pool_destroy(&pool);
+    return 0;
+fail:
+    free(times);
+    free_buffers(&b);
+    kda_pool_destroy(&pool);
+    return -1;
+}

@@ -1,0 +1,91 @@
+/* gpu_build.h - the single-kernel GPU k-d tree builder (host API).
+ *
+ * The scene is uploaded once (gpu_scene); gpu_build then builds the SAH
+ * tree on the device in one persistent kernel launch, allocating every
+ * node's triangle-reference array through the allocator compiled in
+ * (alloc.h), and leaves the tree in device memory in the layout of
+ * kdtree.h, ready for the GPU ray caster.  docs/builder.md describes the
+ * kernel: its task states, queue, memory ordering and termination.
+ */
+#ifndef KDA_GPU_BUILD_H
+#define KDA_GPU_BUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kdtree.h"
+#include "scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Checks that a CUDA device is present and that this binary has code for
+ * it.  Returns 0, or -1 with the reason in `why` (no device, driver too
+ * old, device of another architecture than the binary was built for). */
+int gpu_device_check(char *why, size_t why_len);
+
+/* One line naming the device, e.g. "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)". */
+void gpu_device_name(char *out, size_t len);
+
+/* The scene in device memory. */
+typedef struct gpu_scene {
+    float *positions;
+    uint32_t *triangles;
+    uint32_t n_vertices, n_triangles;
+    float lo[3], hi[3];
+} gpu_scene;
+
+int gpu_scene_upload(const scene *s, gpu_scene *out, char *err, size_t errlen);
+void gpu_scene_free(gpu_scene *g);
+
+/* A tree in device memory (kdtree.h layout).  `refs` may hold gaps between
+ * leaves: n_refs is the length of the array, not the number of references. */
+typedef struct gpu_tree {
+    kdtree_node *nodes;
+    uint32_t *refs;
+    uint32_t n_nodes, n_refs;
+    float lo[3], hi[3];
+} gpu_tree;
+
+typedef struct gpu_build_options {
+    double pool_factor;   /* pool = factor x the root array's bytes ... */
+    uint64_t pool_bytes;  /* ... unless this is non-zero */
+    uint32_t repeat;      /* timed builds after the warm-up (>= 1) */
+} gpu_build_options;
+
+typedef struct gpu_build_stats {
+    kdtree_stats tree;          /* build_ms = median of the timed builds */
+    double ms_min, ms_max;
+    uint32_t builds_timed;
+    uint64_t n_alloc;           /* allocations during one build */
+    double alloc_mean, alloc_sigma; /* allocation sizes, bytes */
+    uint64_t peak_pool_bytes;   /* most bytes live at once (requested sizes) */
+    uint64_t pool_bytes;
+    double pool_factor;         /* pool over the root array's bytes */
+    int pool_wrapped;           /* AWMalloc: more was allocated than the pool
+                                   holds, so its ring overwrote old blocks:
+                                   the tree must be checked before use */
+    int registers;              /* per thread of the build kernel */
+    uint32_t blocks, threads_per_block;
+    const char *allocator;
+} gpu_build_stats;
+
+/* Builds the tree.  On failure returns -1 with a message: the pool is
+ * exhausted ("pool exhausted after K allocations; rerun with --pool-factor
+ * > F"), device memory ran out, or a CUDA call failed.  Queue, node and
+ * reference arrays that turn out too small are grown and the build rerun. */
+int gpu_build(const gpu_scene *scene, const gpu_build_options *opt, gpu_tree *out, gpu_build_stats *stats,
+              char *err, size_t errlen);
+
+/* Copies a host tree (e.g. the CPU builder's) to the device. */
+int gpu_tree_upload(const kdtree *t, gpu_tree *out, char *err, size_t errlen);
+
+/* Copies a device tree to host memory (kdtree, freed with kdtree_free). */
+int gpu_tree_download(const gpu_tree *g, kdtree *out, char *err, size_t errlen);
+void gpu_tree_free(gpu_tree *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

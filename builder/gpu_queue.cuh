@@ -1,0 +1,92 @@
+/* gpu_queue.cuh - the builder's work queue: a bounded multi-producer,
+ * multi-consumer ring (Vyukov's design) in device memory.
+ *
+ * Cell i carries a sequence number.  Position p (a 32-bit counter that only
+ * grows) lives in cell p mod capacity:
+ *   seq == p          the cell is free for the producer of position p;
+ *   seq == p + 1      it holds the entry of position p, ready to be taken;
+ *   seq == p + cap    its entry was taken and read: free for position p + cap.
+ * A producer reserves positions with one atomicAdd on `tail` (several at
+ * once for a bulk push), checks that the ring cannot overflow, waits until
+ * each of its cells is free (its previous entry has been claimed, so it is
+ * only being read, which ends soon), writes the entry and releases the
+ * sequence number.  A consumer claims position `head` with atomicCAS, reads
+ * the entry and releases the cell.  Stores of the entry are ordered before
+ * the sequence number by st.release, and loads after it by ld.acquire.
+ *
+ * The same ring, with a 32-bit payload, is the pool of free big-task slots.
+ */
+#ifndef KDA_GPU_QUEUE_CUH
+#define KDA_GPU_QUEUE_CUH
+
+#include <stdint.h>
+
+static __device__ __forceinline__ uint32_t ld_acquire_u32(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ void st_release_u32(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+static __device__ __forceinline__ uint32_t ld_relaxed_u32(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+typedef struct ring {
+    uint32_t *seq;     /* capacity sequence numbers */
+    uint32_t capacity; /* a power of two */
+    uint32_t *head;    /* next position to take */
+    uint32_t *tail;    /* next position to fill */
+} ring;
+
+/* Reserves `count` positions; returns the first, or UINT32_MAX when the
+ * ring would overflow (the caller reports it: nothing was published). */
+static __device__ __forceinline__ uint32_t ring_reserve(const ring *r, uint32_t count)
+{
+    uint32_t pos = atomicAdd(r->tail, count);
+    uint32_t head = ld_relaxed_u32(r->head);
+    if (pos + count - head > r->capacity) return UINT32_MAX;
+    return pos;
+}
+
+/* Waits until the cell of position pos may be written. */
+static __device__ __forceinline__ void ring_wait_free(const ring *r, uint32_t pos)
+{
+    const uint32_t *s = &r->seq[pos & (r->capacity - 1)];
+    while (ld_acquire_u32(s) != pos) __nanosleep(32);
+}
+
+/* Makes the entry of position pos visible to consumers. */
+static __device__ __forceinline__ void ring_publish(const ring *r, uint32_t pos)
+{
+    st_release_u32(&r->seq[pos & (r->capacity - 1)], pos + 1);
+}
+
+/* Claims the entry at the head; returns its position, or UINT32_MAX when
+ * the ring is empty (or the entry at the head is still being written). */
+static __device__ __forceinline__ uint32_t ring_claim(const ring *r)
+{
+    for (;;) {
+        uint32_t pos = ld_relaxed_u32(r->head);
+        uint32_t seq = ld_acquire_u32(&r->seq[pos & (r->capacity - 1)]);
+        int32_t dif = (int32_t)(seq - (pos + 1));
+        if (dif < 0) return UINT32_MAX;
+        if (dif == 0 && atomicCAS(r->head, pos, pos + 1) == pos) return pos;
+    }
+}
+
+/* After the claimed entry was read: frees its cell for a later round. */
+static __device__ __forceinline__ void ring_release(const ring *r, uint32_t pos)
+{
+    st_release_u32(&r->seq[pos & (r->capacity - 1)], pos + r->capacity);
+}
+
+#endif

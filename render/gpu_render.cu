@@ -1,0 +1,171 @@
+/* gpu_render.cu - the GPU ray caster and its brute-force validation. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_render.h"
+#include "shade.h"
+
+static int cuda_ok(cudaError_t e, const char *what, char *err, size_t errlen)
+{
+    if (e == cudaSuccess) return 1;
+    snprintf(err, errlen, "%s: %s", what, cudaGetErrorString(e));
+    return 0;
+}
+
+#define CHECK(call, what)                                    \
+    do {                                                     \
+        if (!cuda_ok((call), (what), err, errlen)) goto fail; \
+    } while (0)
+
+static trace_scene make_trace_scene(const gpu_tree *t, const gpu_scene *s)
+{
+    trace_scene ts;
+    ts.nodes = t->nodes;
+    ts.refs = t->refs;
+    ts.positions = s->positions;
+    ts.triangles = s->triangles;
+    memcpy(ts.lo, t->lo, sizeof ts.lo);
+    memcpy(ts.hi, t->hi, sizeof ts.hi);
+    return ts;
+}
+
+__global__ void render_kernel(trace_scene ts, camera_basis b, shade_mode mode, int shadows, uint8_t *rgb,
+                              uint32_t *counts)
+{
+    uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= b.width || y >= b.height) return;
+    size_t i = (size_t)y * b.width + x;
+    uint8_t c[3];
+    uint32_t count = shade_pixel(&ts, &b, mode, shadows, x, y, c);
+    rgb[3 * i + 0] = c[0];
+    rgb[3 * i + 1] = c[1];
+    rgb[3 * i + 2] = c[2];
+    if (counts) counts[i] = count;
+}
+
+static int compare_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt, uint32_t frames,
+                          image *out, gpu_render_stats *st, char *err, size_t errlen)
+{
+    uint8_t *d_rgb = NULL;
+    uint32_t *d_counts = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    float *ms = NULL;
+    camera_basis basis;
+    trace_scene ts = make_trace_scene(t, s);
+    size_t pixels = (size_t)opt->cam.width * opt->cam.height;
+    dim3 block(16, 8), grid((opt->cam.width + 15) / 16, (opt->cam.height + 7) / 8);
+    int heat = opt->mode != SHADE_DIFFUSE;
+    memset(st, 0, sizeof *st);
+    if (frames == 0) frames = 1;
+
+    if (camera_check(&opt->cam, err, errlen)) return -1;
+    if (image_alloc(out, opt->cam.width, opt->cam.height, heat, err, errlen)) return -1;
+    camera_make_basis(&opt->cam, s->lo, s->hi, &basis);
+    ms = (float *)malloc(frames * sizeof *ms);
+    if (!ms) {
+        snprintf(err, errlen, "out of host memory");
+        goto fail;
+    }
+    CHECK(cudaMalloc(&d_rgb, pixels * 3), "allocating the image on the GPU");
+    if (heat) CHECK(cudaMalloc(&d_counts, pixels * sizeof *d_counts), "allocating the image on the GPU");
+    CHECK(cudaEventCreate(&e0), "cudaEventCreate");
+    CHECK(cudaEventCreate(&e1), "cudaEventCreate");
+    render_kernel<<<grid, block>>>(ts, basis, opt->mode, opt->shadows, d_rgb, d_counts); /* warm-up */
+    CHECK(cudaGetLastError(), "launching the render kernel");
+    for (uint32_t f = 0; f < frames; f++) {
+        CHECK(cudaEventRecord(e0), "cudaEventRecord");
+        render_kernel<<<grid, block>>>(ts, basis, opt->mode, opt->shadows, d_rgb, d_counts);
+        CHECK(cudaGetLastError(), "launching the render kernel");
+        CHECK(cudaEventRecord(e1), "cudaEventRecord");
+        CHECK(cudaEventSynchronize(e1), "rendering");
+        CHECK(cudaEventElapsedTime(&ms[f], e0, e1), "cudaEventElapsedTime");
+    }
+    CHECK(cudaMemcpy(out->rgb, d_rgb, pixels * 3, cudaMemcpyDeviceToHost), "downloading the image");
+    if (heat) {
+        CHECK(cudaMemcpy(out->counts, d_counts, pixels * sizeof *d_counts, cudaMemcpyDeviceToHost),
+              "downloading the image");
+        image_colorize_counts(out, opt->mode);
+    }
+    qsort(ms, frames, sizeof *ms, compare_float);
+    st->frames = frames;
+    st->ms_min = ms[0];
+    st->ms_max = ms[frames - 1];
+    st->ms_median = frames % 2 ? ms[frames / 2] : 0.5 * (ms[frames / 2 - 1] + ms[frames / 2]);
+    st->mrays_per_s = (double)pixels * (opt->shadows ? 2.0 : 1.0) / (st->ms_median * 1e3);
+    free(ms);
+    cudaFree(d_rgb);
+    cudaFree(d_counts);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 0;
+fail:
+    free(ms);
+    cudaFree(d_rgb);
+    cudaFree(d_counts);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    image_free(out);
+    return -1;
+}
+
+typedef struct ray_pair {
+    float tree_t, brute_t;
+    uint32_t tree_tri, brute_tri;
+} ray_pair;
+
+__global__ void validate_kernel(trace_scene ts, camera_basis b, uint32_t n_triangles, uint64_t first, uint64_t count,
+                                uint64_t n_rays, ray_pair *out)
+{
+    uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    uint64_t px = validation_pixel(first + i, n_rays, b.width, b.height);
+    ray r = camera_ray(&b, (uint32_t)(px % b.width), (uint32_t)(px / b.width));
+    ray_hit tree = trace_scene_ray(&ts, &r);
+    ray_hit brute = brute_force_trace(ts.positions, ts.triangles, n_triangles, &r);
+    out[i].tree_t = tree.t;
+    out[i].tree_tri = tree.tri;
+    out[i].brute_t = brute.t;
+    out[i].brute_tri = brute.tri;
+}
+
+extern "C" int validate_camera_rays_gpu(const gpu_tree *t, const gpu_scene *s, const camera *c, uint64_t n_rays,
+                                        validation *v, char *err, size_t errlen)
+{
+    enum { BATCH = 1 << 18 }; /* rays per launch: keeps each launch short */
+    ray_pair *d = NULL, *h = NULL;
+    camera_basis basis;
+    trace_scene ts = make_trace_scene(t, s);
+    uint64_t total = n_rays ? n_rays : (uint64_t)c->width * c->height;
+    memset(v, 0, sizeof *v);
+    if (camera_check(c, err, errlen)) return -1;
+    camera_make_basis(c, s->lo, s->hi, &basis);
+    h = (ray_pair *)malloc(BATCH * sizeof *h);
+    if (!h) {
+        snprintf(err, errlen, "out of host memory");
+        return -1;
+    }
+    CHECK(cudaMalloc(&d, BATCH * sizeof *d), "allocating validation buffers on the GPU");
+    for (uint64_t first = 0; first < total; first += BATCH) {
+        uint64_t count = total - first < BATCH ? total - first : BATCH;
+        validate_kernel<<<(unsigned)((count + 127) / 128), 128>>>(ts, basis, s->n_triangles, first, count, n_rays, d);
+        CHECK(cudaGetLastError(), "launching the validation kernel");
+        CHECK(cudaMemcpy(h, d, count * sizeof *h, cudaMemcpyDeviceToHost), "validating rays on the GPU");
+        for (uint64_t i = 0; i < count; i++)
+            validation_record(v, first + i, h[i].tree_tri, h[i].tree_t, h[i].brute_tri, h[i].brute_t);
+    }
+    cudaFree(d);
+    free(h);
+    return 0;
+fail:
+    cudaFree(d);
+    free(h);
+    return -1;
+}

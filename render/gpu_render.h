@@ -1,0 +1,34 @@
+/* gpu_render.h - the GPU ray caster: one ray per thread through a tree in
+ * device memory (as gpu_build leaves it), with the traversal, triangle test
+ * and shading of the CPU caster (traverse.h, shade.h), so that both give
+ * the same image. */
+#ifndef KDA_GPU_RENDER_H
+#define KDA_GPU_RENDER_H
+
+#include "gpu_build.h"
+#include "render.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gpu_render_stats {
+    double ms_median, ms_min, ms_max; /* one frame, over the timed frames */
+    uint32_t frames;
+    double mrays_per_s;               /* camera (+ shadow) rays, median frame */
+} gpu_render_stats;
+
+/* Renders `frames` timed frames after a warm-up and copies the last one to
+ * `out`.  Returns 0, or -1 (bad camera, out of memory, CUDA error). */
+int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt, uint32_t frames, image *out,
+               gpu_render_stats *st, char *err, size_t errlen);
+
+/* The GPU counterpart of validate_camera_rays_cpu: both casts run on the
+ * device, the comparison on the host. */
+int validate_camera_rays_gpu(const gpu_tree *t, const gpu_scene *s, const camera *c, uint64_t n_rays,
+                             validation *v, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

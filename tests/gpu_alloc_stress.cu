@@ -1,0 +1,127 @@
+/* gpu_alloc_stress.cu - thousands of warps allocating, writing, checking
+ * and freeing blocks through the allocator compiled in (for
+ * test_gpu_alloc_<allocator>).  Every block is filled with a pattern that
+ * names its owner and checked before it is freed: two live blocks that
+ * overlap break one of the patterns. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "gpu_alloc_stress.h"
+
+#define LIVE 4 /* blocks a warp holds at once */
+
+typedef struct stress_counters {
+    unsigned long long allocations, nulls, corrupt, misaligned, outside;
+} stress_counters;
+
+static __device__ uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* 16 B .. max_size, uniform in log2. */
+static __device__ uint32_t stress_size(uint64_t r, uint32_t max_size)
+{
+    uint32_t bits = 4 + (uint32_t)(r % 14);
+    uint32_t size = (1u << bits) + (uint32_t)((r >> 20) % (1u << bits));
+    return size < max_size ? size : max_size;
+}
+
+static __device__ uint32_t pattern(uint64_t key, uint32_t i) { return (uint32_t)mix64(key + i); }
+
+__global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_size, int coalesced,
+                              stress_counters *out)
+{
+    uint32_t lane = threadIdx.x & 31u;
+    uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
+    uint32_t *block[LIVE] = {0};
+    uint32_t words[LIVE] = {0};
+    uint64_t key[LIVE] = {0};
+    unsigned long long allocations = 0, nulls = 0, corrupt = 0, misaligned = 0, outside = 0;
+    for (uint32_t it = 0; it < iterations + LIVE; it++) {
+        uint32_t s = it % LIVE;
+        if (block[s]) { /* check and free the oldest */
+            uint32_t *p = block[s];
+            uint32_t bad = 0;
+            uint32_t first = coalesced ? 0 : lane, step = coalesced ? 1 : 32;
+            for (uint32_t i = first; i < words[s]; i += step) bad |= p[i] != pattern(key[s], i);
+            corrupt += bad;
+            __syncwarp();
+            if (coalesced) kda_free_warp(&heap, p);
+            else if (lane == 0) kda_free(&heap, p);
+            block[s] = NULL;
+        }
+        if (it >= iterations) continue;
+        uint64_t r = mix64(warp * 0x9e3779b97f4a7c15ull + it * 0x632be59bd9b4e019ull + (coalesced ? lane : 0));
+        uint32_t size = stress_size(r, max_size);
+        uint32_t *p = NULL;
+        if (coalesced) {
+            p = (uint32_t *)kda_malloc_warp(&heap, size);
+        } else {
+            if (lane == 0) p = (uint32_t *)kda_malloc(&heap, size);
+            p = (uint32_t *)__shfl_sync(0xffffffffu, (unsigned long long)p, 0);
+        }
+        if (coalesced || lane == 0) {
+            allocations++;
+            if (!p) nulls++;
+        }
+        if (!p) continue;
+        if (coalesced || lane == 0) {
+            misaligned += ((uintptr_t)p & 15u) != 0;
+#if !defined(KDA_ALLOCATOR_CUDAMALLOC)
+            outside += (unsigned char *)p < heap.base || (unsigned char *)p + size > heap.base + heap.bytes;
+#endif
+        }
+        block[s] = p;
+        words[s] = size / 4;
+        key[s] = r;
+        uint32_t first = coalesced ? 0 : lane, step = coalesced ? 1 : 32;
+        for (uint32_t i = first; i < words[s]; i += step) p[i] = pattern(r, i);
+        __threadfence(); /* before any other thread may get this memory */
+        __nanosleep((uint32_t)(r >> 50) & 1023u);
+    }
+    atomicAdd(&out->allocations, allocations);
+    atomicAdd(&out->nulls, nulls);
+    atomicAdd(&out->corrupt, corrupt);
+    atomicAdd(&out->misaligned, misaligned);
+    atomicAdd(&out->outside, outside);
+}
+
+extern "C" int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t max_size,
+                                int coalesced, gpu_stress_result *res, char *err, size_t errlen)
+{
+    stress_counters *d = NULL, h;
+    cudaError_t e = cudaMalloc(&d, sizeof *d);
+    if (e == cudaSuccess) e = cudaMemset(d, 0, sizeof *d);
+    if (e == cudaSuccess) {
+        stress_kernel<<<(warps + 7) / 8, 256>>>(pool->heap, iterations, max_size, coalesced, d);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) e = cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+    cudaFree(d);
+    if (e != cudaSuccess) {
+        snprintf(err, errlen, "stress kernel: %s", cudaGetErrorString(e));
+        return -1;
+    }
+    res->allocations = h.allocations;
+    res->nulls = h.nulls;
+    res->corrupt = h.corrupt;
+    res->misaligned = h.misaligned;
+    res->outside = h.outside;
+    return 0;
+}
+
+extern "C" int gpu_pool_copy(const kda_pool *pool, void *host, char *err, size_t errlen)
+{
+    cudaError_t e = cudaMemcpy(host, pool->heap.base, pool->heap.bytes, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        snprintf(err, errlen, "copying the pool: %s", cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
+}

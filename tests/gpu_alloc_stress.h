@@ -1,0 +1,33 @@
+/* gpu_alloc_stress.h - the GPU side of test_gpu_alloc (gpu_alloc_stress.cu). */
+#ifndef KDA_GPU_ALLOC_STRESS_H
+#define KDA_GPU_ALLOC_STRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alloc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gpu_stress_result {
+    uint64_t allocations, nulls;
+    uint64_t corrupt;    /* checks that found another owner's pattern */
+    uint64_t misaligned; /* pointers not 16-byte aligned */
+    uint64_t outside;    /* blocks reaching outside the pool */
+} gpu_stress_result;
+
+/* `warps` warps each allocate `iterations` blocks of 16 B .. max_size,
+ * holding up to 4 at a time; with `coalesced`, every lane asks for its own
+ * size through kda_malloc_warp. */
+int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t max_size, int coalesced,
+                     gpu_stress_result *res, char *err, size_t errlen);
+
+/* Copies the whole pool to host memory (pool->heap.bytes bytes). */
+int gpu_pool_copy(const kda_pool *pool, void *host, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs what needs a GPU, on a machine that has one: builds every allocator
+# variant, runs the whole test suite (the GPU tests included), then
+# compute-sanitizer memcheck and racecheck over the allocators' GPU stress
+# test and over GPU builds with every allocator.
+#
+#   tests/run_gpu.sh [BUILD_DIR]          (default build-gpu)
+# Environment: SCENES  folder of the shared scenes, if not ../shared/scenes
+#              LOGS    where the logs go (default BUILD_DIR/logs)
+#              SKIP_SANITIZER=1  stop after the test suite
+set -uo pipefail
+build=${1:-build-gpu}
+logs=${LOGS:-$build/logs}
+mkdir -p "$logs"
+status=0
+
+step() { echo "=== $*"; }
+
+step "configure and build (all allocators)"
+cmake -S . -B "$build" -G Ninja -DKDA_ALL_ALLOCATORS=ON ${SCENES:+-DKDA_SHARED_SCENES=$SCENES} >"$logs/configure.log" 2>&1 &&
+  cmake --build "$build" >"$logs/build.log" 2>&1 || { tail -30 "$logs/build.log"; exit 1; }
+
+step "test suite"
+ctest --test-dir "$build" --output-on-failure -j4 --timeout 200 >"$logs/ctest.log" 2>&1 || status=1
+grep -E "tests passed|Failed|\*\*\*" "$logs/ctest.log"
+grep -hE "SAH GPU|pixels differ|allocations, [0-9]+ NULL" "$build"/Testing/Temporary/LastTest.log >"$logs/gpu_test_info.log" 2>/dev/null
+
+allocators="atomic awmalloc cmalloc cfmalloc cmmalloc cfmmalloc cudamalloc"
+sanitize() { # tool log command...
+  local tool=$1 log=$2
+  shift 2
+  timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 --target-processes all "$@" >"$log" 2>&1
+  local rc=$?
+  echo "$tool $(basename "$log" .log): exit $rc, $(grep -c '^========= ' "$log") sanitizer lines"
+  [ $rc = 0 ] || status=1
+}
+[ "${SKIP_SANITIZER:-0}" = 1 ] && exit $status
+step "compute-sanitizer"
+for a in $allocators; do
+  KDA_STRESS_WARPS=256 sanitize memcheck "$logs/memcheck_alloc_$a.log" \
+    "$build/tests/test_gpu_alloc_$a" --jobs 1 --filter 'gpu_alloc/warp_coalesced'
+  sanitize memcheck "$logs/memcheck_build_$a.log" "$build/kdalloc-$a" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"
+done
+sanitize racecheck "$logs/racecheck_build.log" "$build/kdalloc-cmalloc" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"
+sanitize racecheck "$logs/racecheck_alloc.log" env KDA_STRESS_WARPS=256 \
+  "$build/tests/test_gpu_alloc_cfmmalloc" --jobs 1 --filter 'gpu_alloc/warp_coalesced'
+exit $status

@@ -1,0 +1,104 @@
+/* test_gpu_alloc.c - the allocator compiled in (test_gpu_alloc_<name>), on
+ * the GPU: thousands of warps allocate, fill with owner patterns, check and
+ * free (gpu_alloc_stress.cu).  Skips, saying why, without a usable GPU.
+ * Oracles: the patterns; 16-byte alignment; blocks inside the pool; and for
+ * the circular allocators, a walk of the chunk list afterwards, which must
+ * be well formed and entirely free. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "gpu_alloc_stress.h"
+#include "gpu_build.h"
+
+static char err[512];
+
+static void require_gpu(void)
+{
+    char why[256];
+    if (gpu_device_check(why, sizeof why)) cr_skip_test("no GPU to test on: %s", why);
+}
+
+static void expect_clean(const gpu_stress_result *r, const char *what)
+{
+    cr_log_info("%s %s: %llu allocations, %llu NULL", kda_allocator_name(), what,
+                (unsigned long long)r->allocations, (unsigned long long)r->nulls);
+    cr_assert_eq(r->corrupt, 0, "%s: %llu overwritten blocks", what, (unsigned long long)r->corrupt);
+    cr_assert_eq(r->misaligned, 0, "%s: %llu misaligned pointers", what, (unsigned long long)r->misaligned);
+    cr_assert_eq(r->outside, 0, "%s: %llu blocks outside the pool", what, (unsigned long long)r->outside);
+}
+
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+static void expect_all_free(const kda_pool *pool)
+{
+    void *copy = malloc(pool->heap.bytes);
+    cr_assert_not_null(copy);
+    cr_assert_eq(gpu_pool_copy(pool, copy, err, sizeof err), 0, "%s", err);
+    kda_scan scan;
+    kda_scan_circular(copy, pool->heap.units, &scan, NULL, NULL);
+    cr_assert(scan.well_formed, "chunk list broken: %s", scan.problem);
+    cr_assert_eq(scan.free_chunks, scan.chunks, "%llu chunks still used",
+                 (unsigned long long)(scan.chunks - scan.free_chunks));
+    free(copy);
+}
+#endif
+
+/* Pools: the bump allocators never reuse, so theirs holds every block. */
+#if defined(KDA_ALLOCATOR_IS_BUMP)
+#define STRESS_POOL (3ull << 30)
+#else
+#define STRESS_POOL (1ull << 30)
+#endif
+
+/* KDA_STRESS_WARPS overrides the warp counts (compute-sanitizer runs use
+ * fewer: it slows kernels down a hundredfold). */
+static uint32_t warps_or_override(uint32_t warps)
+{
+    const char *env = getenv("KDA_STRESS_WARPS");
+    return env && atoi(env) > 0 ? (uint32_t)atoi(env) : warps;
+}
+
+static void stress(uint32_t warps, uint32_t iterations, uint32_t max_size, int coalesced, const char *what)
+{
+    require_gpu();
+    warps = warps_or_override(warps);
+    kda_pool pool;
+    cr_assert_eq(kda_pool_create(&pool, STRESS_POOL, err, sizeof err), 0, "%s", err);
+    gpu_stress_result r;
+    cr_assert_eq(gpu_alloc_stress(&pool, warps, iterations, max_size, coalesced, &r, err, sizeof err), 0, "%s",
+                 err);
+    expect_clean(&r, what);
+    cr_assert_eq(r.allocations, (uint64_t)warps * iterations * (coalesced ? 32 : 1));
+#if defined(KDA_ALLOCATOR_IS_BUMP)
+    cr_assert_eq(r.nulls, 0, "the pool holds everything: no NULL expected");
+#else
+    cr_assert_lt(r.nulls, r.allocations / 20, "%llu NULLs", (unsigned long long)r.nulls);
+#endif
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+    expect_all_free(&pool);
+#endif
+    kda_pool_destroy(&pool);
+}
+
+Test(gpu_alloc, thousands_of_warps, .timeout = 300) { stress(16384, 16, 128u << 10, 0, "lane-0 blocks"); }
+Test(gpu_alloc, warp_coalesced, .timeout = 300) { stress(4096, 8, 1024, 1, "warp-coalesced blocks"); }
+
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+/* Exhaustion: NULLs, no corruption, and the pool whole again afterwards. */
+Test(gpu_alloc, exhaustion_then_usable, .timeout = 300)
+{
+    require_gpu();
+    kda_pool pool;
+    cr_assert_eq(kda_pool_create(&pool, 64u << 20, err, sizeof err), 0, "%s", err);
+    for (int round = 0; round < 2; round++) {
+        gpu_stress_result r;
+        uint32_t warps = warps_or_override(16384);
+        cr_assert_eq(gpu_alloc_stress(&pool, warps, 8, 64u << 10, 0, &r, err, sizeof err), 0, "%s", err);
+        expect_clean(&r, "tight pool");
+        if (warps >= 4096) cr_assert_gt(r.nulls, 0, "%u warps holding up to 4 x 64 KiB must exhaust 64 MiB", warps);
+        expect_all_free(&pool);
+    }
+    kda_pool_destroy(&pool);
+}
+#endif

@@ -1,0 +1,202 @@
+/* test_gpu_build.c - the GPU builder, with the allocator this binary was
+ * compiled with (test_gpu_build_<allocator>).  Skips, saying why, when no
+ * usable GPU is present.
+ *
+ * Oracles: the invariants of kdtree_check on the downloaded tree; closest
+ * hits of rays through it against brute force over all triangles; the SAH
+ * cost of the CPU reference builder's tree (the GPU's may be at most 10%
+ * worse); and repeated builds, which must all be valid and identical in
+ * structure. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "gpu_build.h"
+#include "gpu_render.h"
+#include "kdtree.h"
+#include "render.h"
+#include "scene.h"
+
+static char err[512];
+
+static void require_gpu(void)
+{
+    char why[256];
+    if (gpu_device_check(why, sizeof why)) cr_skip_test("no GPU to test on: %s", why);
+}
+
+static gpu_build_options default_options(void)
+{
+    gpu_build_options o = {200.0, 0, 1};
+    return o;
+}
+
+/* A camera looking at the scene from a random direction around it. */
+static camera random_camera(const scene *s, uint32_t seed)
+{
+    camera c = {{0, 0, 0}, {0, 0, 0}, {0, 1, 0}, 60.0f, 200, 150};
+    camera_frame(s->lo, s->hi, &c);
+    float angle = (float)seed * 2.39996f, lift = (float)(seed % 5) * 0.3f - 0.5f;
+    float d[3] = {c.eye[0] - c.target[0], c.eye[1] - c.target[1], c.eye[2] - c.target[2]};
+    float r = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * (0.3f + 0.2f * (float)(seed % 4));
+    c.eye[0] = c.target[0] + r * cosf(angle);
+    c.eye[1] = c.target[1] + r * lift;
+    c.eye[2] = c.target[2] + r * sinf(angle);
+    return c;
+}
+
+typedef struct built {
+    gpu_scene g;
+    gpu_tree t;
+    gpu_build_stats st;
+    kdtree host;
+} built;
+
+static void build_on_gpu(const scene *s, const gpu_build_options *o, built *b)
+{
+    cr_assert_eq(gpu_scene_upload(s, &b->g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpu_build(&b->g, o, &b->t, &b->st, err, sizeof err), 0, "%s: %s", kda_allocator_name(), err);
+    cr_assert_eq(gpu_tree_download(&b->t, &b->host, err, sizeof err), 0, "%s", err);
+}
+
+static void free_built(built *b)
+{
+    kdtree_free(&b->host);
+    gpu_tree_free(&b->t);
+    gpu_scene_free(&b->g);
+}
+
+/* Everything the issue asks of one scene. */
+static void check_scene(const scene *s, const char *name)
+{
+    require_gpu();
+    gpu_build_options o = default_options();
+    built b;
+    build_on_gpu(s, &o, &b);
+    cr_assert_eq(kdtree_check(&b.host, s, err, sizeof err), 0, "%s: %s", name, err);
+    kdtree_stats gpu_st;
+    kdtree_compute_stats(&b.host, s->n_triangles, &gpu_st);
+
+    kdtree cpu;
+    kdtree_stats cpu_st;
+    cr_assert_eq(kdtree_build_cpu(s, &cpu, &cpu_st, err, sizeof err), 0, "%s", err);
+    cr_assert_leq(gpu_st.sah_cost, 1.10 * cpu_st.sah_cost, "%s: GPU tree SAH cost %.2f vs CPU %.2f", name,
+                  gpu_st.sah_cost, cpu_st.sah_cost);
+    cr_log_info("%s (%s): SAH GPU %.2f CPU %.2f (%.1f%%), N_ref %.2f, %llu allocations, %.3f ms", name,
+                kda_allocator_name(), gpu_st.sah_cost, cpu_st.sah_cost,
+                100.0 * (gpu_st.sah_cost / cpu_st.sah_cost - 1.0), gpu_st.refs_per_triangle,
+                (unsigned long long)b.st.n_alloc, b.st.tree.build_ms);
+    kdtree_free(&cpu);
+
+    for (uint32_t view = 0; view < 3; view++) {
+        camera c = random_camera(s, view + 1);
+        validation v;
+        cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &c, 4000, &v, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(v.mismatches, 0, "%s view %u: %s", name, view, v.first);
+        cr_assert_eq(v.rays, 4000);
+    }
+    free_built(&b);
+}
+
+static void check_generated(const char *name, uint64_t n)
+{
+    scene s;
+    cr_assert_eq(scene_generate(name, n, &s, err, sizeof err), 0, "%s", err);
+    check_scene(&s, name);
+    scene_free(&s);
+}
+
+static void check_shared(const char *file)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", KDA_SHARED_SCENES, file);
+    scene s;
+    cr_assert_eq(scene_load(path, &s, err, sizeof err), 0, "%s", err);
+    check_scene(&s, file);
+    scene_free(&s);
+}
+
+Test(gpu_build, atrium, .timeout = 300) { check_generated("atrium", 0); }
+Test(gpu_build, spheres, .timeout = 300) { check_generated("spheres", 200000); }
+Test(gpu_build, flat, .timeout = 300) { check_generated("flat", 20000); }
+Test(gpu_build, stacked, .timeout = 300) { check_generated("stacked", 5000); }
+Test(gpu_build, one_triangle, .timeout = 300) { check_generated("flat", 1); }
+Test(gpu_build, teapot, .timeout = 300) { check_shared("teapot.obj.gz"); }
+Test(gpu_build, armadillo, .timeout = 300) { check_shared("armadillo_lowres.obj.gz"); }
+Test(gpu_build, bunny, .timeout = 300) { check_shared("bunny.obj.gz"); }
+Test(gpu_build, hand, .timeout = 300) { check_shared("hand.obj.gz"); }
+Test(gpu_build, sponza, .timeout = 300) { check_shared("sponza.obj.gz"); }
+Test(gpu_build, sibenik, .timeout = 300) { check_shared("sibenik.obj.gz"); }
+Test(gpu_build, buddha, .timeout = 300) { check_shared("buddha_100k.obj.gz"); }
+Test(gpu_build, conference, .timeout = 300) { check_shared("conference.obj.gz"); }
+Test(gpu_build, dragon, .timeout = 300) { check_shared("dragon.obj.gz"); }
+
+/* Twenty builds of one scene: every one valid, all of the same structure
+ * (the split choices do not depend on timing; only the order of references
+ * inside leaves may). */
+Test(gpu_build, repeatable, .timeout = 300)
+{
+    require_gpu();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", KDA_SHARED_SCENES, "sibenik.obj.gz");
+    scene s;
+    cr_assert_eq(scene_load(path, &s, err, sizeof err), 0, "%s", err);
+    gpu_scene g;
+    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
+    gpu_build_options o = default_options();
+    kdtree_stats first = {0};
+    for (int i = 0; i < 20; i++) {
+        gpu_tree t;
+        gpu_build_stats st;
+        kdtree host;
+        cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), 0, "build %d: %s", i, err);
+        cr_assert_eq(gpu_tree_download(&t, &host, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(kdtree_check(&host, &s, err, sizeof err), 0, "build %d: %s", i, err);
+        kdtree_stats ks;
+        kdtree_compute_stats(&host, s.n_triangles, &ks);
+        if (i == 0) first = ks;
+        cr_assert_eq(ks.n_nodes, first.n_nodes, "build %d: %u nodes, first build %u", i, ks.n_nodes, first.n_nodes);
+        cr_assert_eq(ks.n_refs, first.n_refs, "build %d", i);
+        cr_assert_eq(ks.sah_cost, first.sah_cost, "build %d", i);
+        kdtree_free(&host);
+        gpu_tree_free(&t);
+    }
+    gpu_scene_free(&g);
+    scene_free(&s);
+}
+
+/* A pool too small for the build: a clear error, no hang, no bad tree.
+ * (AWMalloc never runs out: it overwrites; its wrap is reported instead.) */
+Test(gpu_build, pool_too_small, .timeout = 300)
+{
+    require_gpu();
+    scene s;
+    cr_assert_eq(scene_generate("spheres", 100000, &s, err, sizeof err), 0, "%s", err);
+    gpu_scene g;
+    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
+    gpu_build_options o = {1.5, 0, 1};
+    gpu_tree t;
+    gpu_build_stats st;
+    int rc = gpu_build(&g, &o, &t, &st, err, sizeof err);
+#if defined(KDA_ALLOCATOR_AWMALLOC)
+    if (rc == 0) {
+        cr_assert(st.pool_wrapped, "a pool of 1.5x the root array must wrap");
+        gpu_tree_free(&t);
+    } else {
+        cr_assert(strstr(err, "overwritten"), "%s", err);
+    }
+#else
+    cr_assert_eq(rc, -1, "a pool of 1.5x the root array cannot hold the build");
+    cr_assert(strstr(err, "pool exhausted after"), "message: %s", err);
+    cr_assert(strstr(err, "--pool-factor > 1.5"), "message: %s", err);
+    /* The device is still usable: a proper pool builds. */
+    o.pool_factor = 200.0;
+    cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), 0, "%s", err);
+    gpu_tree_free(&t);
+#endif
+    gpu_scene_free(&g);
+    scene_free(&s);
+}

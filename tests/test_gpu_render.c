@@ -1,0 +1,171 @@
+/* test_gpu_render.c - the GPU ray caster against the CPU one.  Skips,
+ * saying why, when no usable GPU is present.
+ *
+ * Oracles: the CPU ray caster (same tree uploaded: the images must be
+ * identical byte for byte, since both run the same code without FMA) and
+ * brute force over all triangles (validate_camera_rays_gpu).  The image of
+ * the GPU-built tree may differ from the CPU-built tree's only where two
+ * triangles tie for the closest hit (shared edges): at most 0.1% of pixels. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_build.h"
+#include "gpu_render.h"
+#include "render.h"
+
+static char err[512];
+
+static void require_gpu(void)
+{
+    char why[256];
+    if (gpu_device_check(why, sizeof why)) cr_skip_test("no GPU to test on: %s", why);
+}
+
+static void load_shared(const char *file, scene *s)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", KDA_SHARED_SCENES, file);
+    cr_assert_eq(scene_load(path, s, err, sizeof err), 0, "%s", err);
+}
+
+static render_options options_for(const scene *s, shade_mode mode, int shadows)
+{
+    render_options o;
+    memset(&o, 0, sizeof o);
+    o.cam = (camera){{0, 0, 0}, {0, 0, 0}, {0, 1, 0}, 50.0f, 320, 240};
+    camera_frame(s->lo, s->hi, &o.cam);
+    o.mode = mode;
+    o.shadows = shadows;
+    return o;
+}
+
+static size_t differing_bytes(const image *a, const image *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < (size_t)a->width * a->height * 3; i++) n += a->rgb[i] != b->rgb[i];
+    return n;
+}
+
+/* The CPU tree rendered on both sides: the same bytes in every mode. */
+static void same_tree_same_image(const char *file)
+{
+    require_gpu();
+    scene s;
+    load_shared(file, &s);
+    kdtree t;
+    cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0, "%s", err);
+    gpu_scene g;
+    gpu_tree gt;
+    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpu_tree_upload(&t, &gt, err, sizeof err), 0, "%s", err);
+    for (int mode = SHADE_DIFFUSE; mode <= SHADE_TESTS; mode++) {
+        render_options o = options_for(&s, (shade_mode)mode, mode == SHADE_DIFFUSE);
+        image cpu, gpu;
+        gpu_render_stats st;
+        cr_assert_eq(render_cpu(&t, &s, &o, &cpu, NULL, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(render_gpu(&gt, &g, &o, 2, &gpu, &st, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(differing_bytes(&cpu, &gpu), 0, "%s mode %d: GPU and CPU images differ", file, mode);
+        if (cpu.counts)
+            cr_assert_eq(memcmp(cpu.counts, gpu.counts, (size_t)cpu.width * cpu.height * 4), 0,
+                         "%s mode %d: per-pixel counts differ", file, mode);
+        image_free(&cpu);
+        image_free(&gpu);
+    }
+    gpu_tree_free(&gt);
+    gpu_scene_free(&g);
+    kdtree_free(&t);
+    scene_free(&s);
+}
+
+Test(gpu_render, same_image_as_cpu_sponza, .timeout = 120) { same_tree_same_image("sponza.obj.gz"); }
+Test(gpu_render, same_image_as_cpu_bunny, .timeout = 120) { same_tree_same_image("bunny.obj.gz"); }
+
+/* Each builder's own tree: the pictures agree up to ties. */
+Test(gpu_render, gpu_tree_and_cpu_tree_agree, .timeout = 120)
+{
+    require_gpu();
+    scene s;
+    load_shared("sibenik.obj.gz", &s);
+    kdtree t;
+    cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0, "%s", err);
+    gpu_scene g;
+    gpu_tree gt;
+    gpu_build_stats bst;
+    gpu_build_options bo = {200.0, 0, 1};
+    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpu_build(&g, &bo, &gt, &bst, err, sizeof err), 0, "%s", err);
+    render_options o = options_for(&s, SHADE_DIFFUSE, 0);
+    o.cam.width = 640;
+    o.cam.height = 480;
+    image cpu, gpu;
+    gpu_render_stats st;
+    cr_assert_eq(render_cpu(&t, &s, &o, &cpu, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(render_gpu(&gt, &g, &o, 2, &gpu, &st, err, sizeof err), 0, "%s", err);
+    size_t pixels = (size_t)cpu.width * cpu.height, differ = 0;
+    for (size_t i = 0; i < pixels; i++) differ += memcmp(cpu.rgb + 3 * i, gpu.rgb + 3 * i, 3) != 0;
+    cr_assert_leq(differ, pixels / 1000, "%zu of %zu pixels differ", differ, pixels);
+    cr_log_info("GPU tree vs CPU tree: %zu of %zu pixels differ", differ, pixels);
+    validation v;
+    cr_assert_eq(validate_camera_rays_gpu(&gt, &g, &o.cam, 0, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(v.rays, pixels);
+    cr_assert_eq(v.mismatches, 0, "%s", v.first);
+    image_free(&cpu);
+    image_free(&gpu);
+    gpu_tree_free(&gt);
+    gpu_scene_free(&g);
+    kdtree_free(&t);
+    scene_free(&s);
+}
+
+/* The validation can fail: an emptied leaf is noticed. */
+Test(gpu_render, validation_detects_a_broken_tree, .timeout = 120)
+{
+    require_gpu();
+    scene s;
+    load_shared("bunny.obj.gz", &s);
+    kdtree t;
+    cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0, "%s", err);
+    uint32_t emptied = 0;
+    for (uint32_t i = 0; i < t.n_nodes && emptied < 200; i++)
+        if (kdtree_is_leaf(t.nodes[i]) && kdtree_count(t.nodes[i]) > 0) {
+            t.nodes[i] = kdtree_make_leaf(0, 0);
+            emptied++;
+        }
+    gpu_scene g;
+    gpu_tree gt;
+    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpu_tree_upload(&t, &gt, err, sizeof err), 0, "%s", err);
+    render_options o = options_for(&s, SHADE_DIFFUSE, 0);
+    validation v;
+    cr_assert_eq(validate_camera_rays_gpu(&gt, &g, &o.cam, 0, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(v.mismatches, 0, "200 emptied leaves went unnoticed");
+    gpu_tree_free(&gt);
+    gpu_scene_free(&g);
+    kdtree_free(&t);
+    scene_free(&s);
+}
+
+Test(gpu_render, bad_camera_is_an_error)
+{
+    require_gpu();
+    scene s;
+    load_shared("teapot.obj.gz", &s);
+    kdtree t;
+    cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0, "%s", err);
+    gpu_scene g;
+    gpu_tree gt;
+    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpu_tree_upload(&t, &gt, err, sizeof err), 0, "%s", err);
+    render_options o = options_for(&s, SHADE_DIFFUSE, 0);
+    o.cam.fov_deg = 0.0f;
+    image img;
+    gpu_render_stats st;
+    cr_assert_eq(render_gpu(&gt, &g, &o, 1, &img, &st, err, sizeof err), -1);
+    cr_assert(strstr(err, "field of view"), "%s", err);
+    gpu_tree_free(&gt);
+    gpu_scene_free(&g);
+    kdtree_free(&t);
+    scene_free(&s);
+}
