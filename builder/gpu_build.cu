@@ -175,15 +175,17 @@ __global__ void reset_rings(build_params p)
  * pushes the root task; fill_root then writes 0 .. N-1 into it. */
 __global__ void root_setup(build_params p, float3 lo, float3 hi)
 {
+    __shared__ warp_smem sm; /* lane0_alloc records its time there */
     warp_ctx c;
+    memset(&c, 0, sizeof c);
     c.p = &p;
+    c.sm = &sm;
     c.lane = threadIdx.x & 31u;
-    c.n_alloc = c.alloc_bytes = c.alloc_sq = 0;
     if (c.lane != 0) return;
-    p.state->n_nodes = 1;
+    p.state->n_nodes.v = 1;
     uint32_t *refs = lane0_alloc(&c, p.n_triangles);
     if (!refs) {
-        set_error(&c, BUILD_POOL_EXHAUSTED);
+        set_error(&p, BUILD_POOL_EXHAUSTED);
         return;
     }
     p.state->root_refs = refs;
@@ -291,14 +293,14 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     p.cells = b->cells;
     p.queue.seq = b->queue_seq;
     p.queue.capacity = b->queue_capacity;
-    p.queue.head = &b->state->q_head;
-    p.queue.tail = &b->state->q_tail;
+    p.queue.head = &b->state->q_head.v;
+    p.queue.tail = &b->state->q_tail.v;
     p.slots = b->slots;
     p.slot_ids = b->slot_ids;
     p.slot_ring.seq = b->slot_seq;
     p.slot_ring.capacity = SLOTS;
-    p.slot_ring.head = &b->state->s_head;
-    p.slot_ring.tail = &b->state->s_tail;
+    p.slot_ring.head = &b->state->s_head.v;
+    p.slot_ring.tail = &b->state->s_tail.v;
     p.nodes = b->nodes;
     p.node_capacity = b->node_capacity;
     p.refs_out = b->refs_out;
@@ -314,14 +316,14 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
                      float *ms, build_state *out, char *err, size_t errlen)
 {
     cudaEvent_t start = NULL, stop = NULL;
+    if (kda_pool_reset(pool, err, errlen)) return -1; /* before the parameters: it changes the heap */
     build_params p = make_params(b, pool, g->n_triangles, collect_stats);
     build_state zero;
     memset(&zero, 0, sizeof zero);
-    zero.s_tail = SLOTS;
+    zero.s_tail.v = SLOTS;
     uint32_t n = g->n_triangles;
     unsigned fill_blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
 
-    if (kda_pool_reset(pool, err, errlen)) return -1;
     CHECK(cudaMemcpy(b->state, &zero, sizeof zero, cudaMemcpyHostToDevice), "resetting the build state");
     reset_rings<<<256, 256>>>(p);
     CHECK(cudaGetLastError(), "launching reset_rings");
@@ -350,13 +352,27 @@ fail:
     return -1;
 }
 
-static void describe_pool(const gpu_build_options *opt, uint64_t pool_bytes, uint32_t n, char *out, size_t len)
+/* The message for a build that stopped with an error other than a full
+ * array (those are grown and the build rerun). */
+static void describe_failure(const build_state *st, const gpu_build_options *opt, uint64_t pool_bytes, char *err,
+                             size_t errlen)
 {
+    char hint[64];
     if (opt->pool_bytes)
-        snprintf(out, len, "rerun with --pool-mb > %llu", (unsigned long long)(opt->pool_bytes >> 20));
+        snprintf(hint, sizeof hint, "rerun with --pool-mb > %llu", (unsigned long long)(opt->pool_bytes >> 20));
     else
-        snprintf(out, len, "rerun with --pool-factor > %g", opt->pool_factor);
-    (void)pool_bytes, (void)n;
+        snprintf(hint, sizeof hint, "rerun with --pool-factor > %g", opt->pool_factor);
+    double mib = (double)pool_bytes / (1 << 20);
+    if (st->error.v == BUILD_POOL_EXHAUSTED)
+        snprintf(err, errlen, "pool exhausted after %llu allocations (%s pool of %.1f MiB); %s",
+                 (unsigned long long)st->n_alloc, kda_allocator_name(), mib, hint);
+    else if (st->error.v == BUILD_CORRUPT)
+        snprintf(err, errlen, "the build read overwritten memory: %s reused live arrays of its %.1f MiB pool; %s",
+                 kda_allocator_name(), mib, hint);
+    else if (st->error.v >= BUILD_QUEUE_FULL && st->error.v <= BUILD_REFS_FULL)
+        snprintf(err, errlen, "the build's arrays kept overflowing after %d attempts", MAX_ATTEMPTS);
+    else
+        snprintf(err, errlen, "the build kernel stopped with unknown error %u", st->error.v);
 }
 
 static int compare_float(const void *a, const void *b)
@@ -391,7 +407,6 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     uint32_t repeat = opt->repeat ? opt->repeat : 1;
     build_state st;
     launch_shape shape;
-    char hint[96];
 
     if (kda_pool_create(&pool, pool_bytes, err, errlen)) return -1;
 
@@ -409,7 +424,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     /* First guesses; an overflow grows the array and reruns the build. */
     b.node_capacity = (uint32_t)((8ull * n + 4096) < KDTREE_MAX_COUNT ? 8ull * n + 4096 : KDTREE_MAX_COUNT);
     {
-        uint64_t refs = 16ull * n + (uint64_t)OUT_BATCH * shape.blocks * WARPS_PER_BLOCK;
+        uint64_t refs = 24ull * n + (uint64_t)OUT_BATCH * shape.blocks * WARPS_PER_BLOCK;
         b.refs_capacity = (uint32_t)(refs < UINT32_MAX ? refs : UINT32_MAX);
     }
     b.queue_capacity = pow2_at_least(65536 + n / 8);
@@ -420,41 +435,27 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
         if (alloc_buffers(&b, n, err, errlen) ||
             run_build(g, &pool, &b, shape, 1, &ms, &st, err, errlen))
             goto fail;
-        if (st.error == BUILD_OK) break;
-        if (attempt + 1 >= MAX_ATTEMPTS && st.error >= BUILD_QUEUE_FULL && st.error <= BUILD_REFS_FULL) {
-            snprintf(err, errlen, "the build's arrays kept overflowing after %d attempts", MAX_ATTEMPTS);
+        if (st.error.v == BUILD_OK) break;
+        if (attempt + 1 >= MAX_ATTEMPTS) {
+            describe_failure(&st, opt, pool_bytes, err, errlen);
             goto fail;
         }
-        switch (st.error) {
-        case BUILD_POOL_EXHAUSTED:
-            describe_pool(opt, pool_bytes, n, hint, sizeof hint);
-            snprintf(err, errlen, "pool exhausted after %llu allocations (%s pool of %.1f MiB); %s",
-                     (unsigned long long)st.n_alloc, kda_allocator_name(), (double)pool_bytes / (1 << 20), hint);
+        if (st.error.v < BUILD_QUEUE_FULL || st.error.v > BUILD_REFS_FULL) {
+            describe_failure(&st, opt, pool_bytes, err, errlen);
             goto fail;
-        case BUILD_CORRUPT:
-            describe_pool(opt, pool_bytes, n, hint, sizeof hint);
-            snprintf(err, errlen,
-                     "the build read overwritten memory: %s reused live arrays of its %.1f MiB pool; %s",
-                     kda_allocator_name(), (double)pool_bytes / (1 << 20), hint);
-            goto fail;
-        case BUILD_QUEUE_FULL:
+        }
+        if (st.error.v == BUILD_QUEUE_FULL) {
             b.queue_capacity = grow(b.queue_capacity, 1u << 31);
             cudaFree(b.cells), cudaFree(b.queue_seq);
             b.cells = NULL, b.queue_seq = NULL;
-            break;
-        case BUILD_NODES_FULL:
+        } else if (st.error.v == BUILD_NODES_FULL) {
             b.node_capacity = grow(b.node_capacity, KDTREE_MAX_COUNT);
             cudaFree(b.nodes);
             b.nodes = NULL;
-            break;
-        case BUILD_REFS_FULL:
+        } else {
             b.refs_capacity = grow(b.refs_capacity, UINT32_MAX);
             cudaFree(b.refs_out);
             b.refs_out = NULL;
-            break;
-        default:
-            snprintf(err, errlen, "internal error %u in the build kernel", st.error);
-            goto fail;
         }
     }
     stats->n_alloc = st.n_alloc;
@@ -465,6 +466,15 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
         stats->alloc_sigma = sqrt(var > 0.0 ? var : 0.0);
     }
     stats->peak_pool_bytes = st.peak_bytes;
+    stats->cycles_idle = (double)st.profile[PROF_IDLE];
+    stats->cycles_node = (double)st.profile[PROF_NODE];
+    stats->cycles_alloc = (double)st.profile[PROF_ALLOC];
+    stats->cycles_free = (double)st.profile[PROF_FREE];
+    stats->cycles_chunk = (double)st.profile[PROF_CHUNK];
+    stats->nodes_by_warps = st.profile[PROF_NODES];
+    stats->chunks = st.profile[PROF_CHUNKS];
+    stats->queue_pops = st.profile[PROF_POPS];
+    stats->tasks_shared = st.profile[PROF_SHARED];
 #if defined(KDA_ALLOCATOR_AWMALLOC)
     stats->pool_wrapped = st.alloc_bytes > pool_bytes;
 #endif
@@ -476,8 +486,8 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     }
     for (uint32_t r = 0; r < repeat; r++) {
         if (run_build(g, &pool, &b, shape, 0, &times[r], &st, err, errlen)) goto fail;
-        if (st.error != BUILD_OK) {
-            snprintf(err, errlen, "timed build %u failed (error %u) after the warm-up succeeded", r + 1, st.error);
+        if (st.error.v != BUILD_OK) { /* the same build can fail anew: its allocations race */
+            describe_failure(&st, opt, pool_bytes, err, errlen);
             goto fail;
         }
     }
@@ -495,8 +505,8 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
 
     out->nodes = b.nodes;
     out->refs = b.refs_out;
-    out->n_nodes = st.n_nodes;
-    out->n_refs = st.refs_out;
+    out->n_nodes = st.n_nodes.v;
+    out->n_refs = st.refs_out.v;
     memcpy(out->lo, g->lo, sizeof out->lo);
     memcpy(out->hi, g->hi, sizeof out->hi);
     b.nodes = NULL; /* now the tree's */

@@ -67,6 +67,11 @@ typedef struct gpu_build_stats {
                                    holds, so its ring overwrote old blocks:
                                    the tree must be checked before use */
     int registers;              /* per thread of the build kernel */
+    /* Where the warps' cycles went in the warm-up build: waiting for work,
+     * nodes done by one warp (of which allocating and freeing), chunks of
+     * big nodes; and how many nodes, chunks, queue pops and shared tasks. */
+    double cycles_idle, cycles_node, cycles_alloc, cycles_free, cycles_chunk;
+    uint64_t nodes_by_warps, chunks, queue_pops, tasks_shared;
     uint32_t blocks, threads_per_block;
     const char *allocator;
 } gpu_build_stats;

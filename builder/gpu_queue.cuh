@@ -43,8 +43,8 @@ static __device__ __forceinline__ uint32_t ld_relaxed_u32(const uint32_t *p)
 typedef struct ring {
     uint32_t *seq;     /* capacity sequence numbers */
     uint32_t capacity; /* a power of two */
-    uint32_t *head;    /* next position to take */
-    uint32_t *tail;    /* next position to fill */
+    uint32_t *head;    /* next position to take (alone in its cache line) */
+    uint32_t *tail;    /* next position to fill (likewise) */
 } ring;
 
 /* Reserves `count` positions; returns the first, or UINT32_MAX when the

@@ -13,10 +13,14 @@
  * to both sides; see docs/builder.md.)  All arithmetic is explicitly
  * rounded (no FMA), so every warp computes the same bins.
  *
- * Exact splits (nodes of at most 32 references, one per lane) evaluate every
- * bounding-box coordinate as a candidate with the CPU builder's rule: left
- * when tri_lo < split, right when tri_hi > split, triangles in the plane on
- * the cheaper side.
+ * Exact splits (nodes of at most EXACT_MAX = 64 references, two per lane)
+ * evaluate every bounding-box coordinate as a candidate with the CPU
+ * builder's rule: left when tri_lo < split, right when tri_hi > split,
+ * triangles in the plane on the cheaper side.
+ *
+ * Ties between equally cheap planes are broken by (axis, position), never
+ * by which lane holds a reference, so a node's split does not depend on the
+ * order of its references: builds are repeatable.
  */
 #ifndef KDA_GPU_SAH_CUH
 #define KDA_GPU_SAH_CUH
@@ -25,7 +29,9 @@
 
 #include "kdtree.h"
 
-#define GPU_BINS 32 /* one per lane */
+#define GPU_BINS 128         /* four per lane */
+#define BINS_PER_LANE (GPU_BINS / 32)
+#define EXACT_MAX 64         /* two references per lane */
 #define FULL_MASK 0xffffffffu
 
 typedef struct split_decision {
@@ -52,32 +58,42 @@ static __device__ __forceinline__ uint32_t bin_of(float x, float lo, float exten
     return (uint32_t)b;
 }
 
-static __device__ __forceinline__ uint32_t warp_inclusive_scan(uint32_t v)
+static __device__ __forceinline__ uint32_t warp_exclusive_scan(uint32_t v)
 {
-    uint32_t lane = threadIdx.x & 31u;
+    uint32_t lane = threadIdx.x & 31u, sum = v;
     for (uint32_t d = 1; d < 32; d <<= 1) {
-        uint32_t o = __shfl_up_sync(FULL_MASK, v, d);
-        if (lane >= d) v += o;
+        uint32_t o = __shfl_up_sync(FULL_MASK, sum, d);
+        if (lane >= d) sum += o;
     }
-    return v;
+    return sum - v;
 }
 
-/* Every lane ends with the decision of the lane whose cost is lowest (ties:
- * the lowest candidate number, so the choice is deterministic). */
-static __device__ __forceinline__ split_decision warp_best(split_decision d, uint32_t candidate)
+/* A float's bits as an unsigned key with the same order. */
+static __device__ __forceinline__ uint32_t float_order(float f)
+{
+    uint32_t u = __float_as_uint(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+/* Orders candidates: axis, then position, then left before right. */
+static __device__ __forceinline__ uint64_t candidate_key(int axis, float pos, int planar_left)
+{
+    return (uint64_t)axis << 33 | (uint64_t)float_order(pos) << 1 | (uint64_t)(planar_left ? 0 : 1);
+}
+
+/* Every lane ends with the cheapest decision of the warp. */
+static __device__ __forceinline__ split_decision warp_best(split_decision d, uint64_t key)
 {
     for (int off = 16; off > 0; off >>= 1) {
         float oc = __shfl_xor_sync(FULL_MASK, d.cost, off);
-        uint32_t ocand = __shfl_xor_sync(FULL_MASK, candidate, off);
-        int take = oc < d.cost || (oc == d.cost && ocand < candidate);
-        /* Lanes pair up symmetrically; each takes the better of the two. */
+        uint64_t okey = __shfl_xor_sync(FULL_MASK, key, off);
         float opos = __shfl_xor_sync(FULL_MASK, d.pos, off);
         int oaxis = __shfl_xor_sync(FULL_MASK, d.axis, off);
         uint32_t ok = __shfl_xor_sync(FULL_MASK, d.k, off);
         int opl = __shfl_xor_sync(FULL_MASK, d.planar_left, off);
         uint32_t onl = __shfl_xor_sync(FULL_MASK, d.n_left, off);
         uint32_t onr = __shfl_xor_sync(FULL_MASK, d.n_right, off);
-        if (take) {
+        if (oc < d.cost || (oc == d.cost && okey < key)) {
             d.cost = oc;
             d.pos = opos;
             d.axis = oaxis;
@@ -85,7 +101,7 @@ static __device__ __forceinline__ split_decision warp_best(split_decision d, uin
             d.planar_left = opl;
             d.n_left = onl;
             d.n_right = onr;
-            candidate = ocand;
+            key = okey;
         }
     }
     return d;
@@ -99,102 +115,117 @@ static __device__ __forceinline__ float child_area(const float lo[3], const floa
     return kdtree_box_area(d);
 }
 
+static __device__ __forceinline__ split_decision no_split(int exact)
+{
+    split_decision d;
+    d.cost = INFINITY;
+    d.pos = 0.0f;
+    d.axis = -1;
+    d.k = 0;
+    d.exact = exact;
+    d.planar_left = 0;
+    d.n_left = d.n_right = 0;
+    return d;
+}
+
 /* Binned SAH from per-axis bin counts (bins[0] of tri_lo, bins[1] of tri_hi,
- * each [3][GPU_BINS]); n references in the node. */
+ * each [3][GPU_BINS]); n references in the node.  Lane l evaluates the
+ * planes above its bins 4l .. 4l+3. */
 static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS], uint32_t n, const float lo[3],
                                               const float hi[3], float inv_area)
 {
     uint32_t lane = threadIdx.x & 31u;
-    split_decision best;
-    best.cost = INFINITY;
-    best.axis = -1;
-    best.exact = 0;
-    best.planar_left = 0;
-    best.k = 0;
-    best.pos = 0.0f;
-    best.n_left = best.n_right = 0;
-    uint32_t candidate = UINT32_MAX;
+    split_decision best = no_split(0);
+    uint64_t best_key = UINT64_MAX;
     for (int a = 0; a < 3; a++) {
         float extent = hi[a] - lo[a];
-        uint32_t below_lo = warp_inclusive_scan(bins[0][a][lane]); /* tri_lo in bins <= lane */
-        uint32_t below_hi = warp_inclusive_scan(bins[1][a][lane]); /* tri_hi in bins <= lane */
-        uint32_t k = lane + 1;                                     /* plane between bins lane, lane+1 */
-        if (!(extent > 0.0f) || k >= GPU_BINS) continue;
-        float p = bin_plane(lo[a], extent, k);
-        if (!(p > lo[a] && p < hi[a])) continue;
-        uint32_t nl = below_lo, nr = n - below_hi;
-        float cost = kdtree_split_cost(child_area(lo, hi, a, lo[a], p) * inv_area,
-                                       child_area(lo, hi, a, p, hi[a]) * inv_area, nl, nr);
-        if (cost < best.cost) {
-            best.cost = cost;
-            best.pos = p;
-            best.axis = a;
-            best.k = k;
-            best.n_left = nl;
-            best.n_right = nr;
-            candidate = (uint32_t)a * GPU_BINS + k;
+        uint32_t run_lo[BINS_PER_LANE], run_hi[BINS_PER_LANE], sum_lo = 0, sum_hi = 0;
+        for (int i = 0; i < BINS_PER_LANE; i++) {
+            sum_lo += bins[0][a][lane * BINS_PER_LANE + i];
+            sum_hi += bins[1][a][lane * BINS_PER_LANE + i];
+            run_lo[i] = sum_lo;
+            run_hi[i] = sum_hi;
         }
-    }
-    best = warp_best(best, candidate);
-    best.exact = 0;
-    return best;
-}
-
-/* Exact SAH over the bounding-box coordinates of the n <= 32 references,
- * lane i holding reference i's box (lanes >= n hold nothing). */
-static __device__ split_decision exact_split(uint32_t n, const float tlo[3], const float thi[3], const float lo[3],
-                                             const float hi[3], float inv_area)
-{
-    uint32_t lane = threadIdx.x & 31u;
-    split_decision best;
-    best.cost = INFINITY;
-    best.axis = -1;
-    best.exact = 1;
-    best.planar_left = 0;
-    best.k = 0;
-    best.pos = 0.0f;
-    best.n_left = best.n_right = 0;
-    uint32_t candidate = UINT32_MAX;
-    for (int a = 0; a < 3; a++) {
-        if (!(hi[a] > lo[a])) continue;
-        /* This lane's two candidates: its reference's low and high side. */
-        float cand[2] = {tlo[a], thi[a]};
-        uint32_t nl[2] = {0, 0}, nr[2] = {0, 0}, np[2] = {0, 0};
-        for (uint32_t j = 0; j < n; j++) {
-            float jl = __shfl_sync(FULL_MASK, tlo[a], (int)j);
-            float jh = __shfl_sync(FULL_MASK, thi[a], (int)j);
-            for (int c = 0; c < 2; c++) {
-                if (jl == jh && jl == cand[c]) {
-                    np[c]++;
-                } else {
-                    nl[c] += jl < cand[c];
-                    nr[c] += jh > cand[c];
-                }
-            }
-        }
-        if (lane >= n) continue;
-        for (int c = 0; c < 2; c++) {
-            float p = cand[c];
+        uint32_t before_lo = warp_exclusive_scan(sum_lo), before_hi = warp_exclusive_scan(sum_hi);
+        if (!(extent > 0.0f)) continue;
+        for (int i = 0; i < BINS_PER_LANE; i++) {
+            uint32_t k = lane * BINS_PER_LANE + (uint32_t)i + 1; /* plane above bin k-1 */
+            if (k >= GPU_BINS) continue;
+            float p = bin_plane(lo[a], extent, k);
             if (!(p > lo[a] && p < hi[a])) continue;
-            float pl = child_area(lo, hi, a, lo[a], p) * inv_area, pr = child_area(lo, hi, a, p, hi[a]) * inv_area;
-            float with_left = kdtree_split_cost(pl, pr, nl[c] + np[c], nr[c]);
-            float with_right = kdtree_split_cost(pl, pr, nl[c], nr[c] + np[c]);
-            int go_left = with_left <= with_right;
-            float cost = go_left ? with_left : with_right;
-            if (cost < best.cost) {
+            uint32_t nl = before_lo + run_lo[i];     /* tri_lo in bins < k */
+            uint32_t nr = n - (before_hi + run_hi[i]); /* tri_hi in bins >= k */
+            float cost = kdtree_split_cost(child_area(lo, hi, a, lo[a], p) * inv_area,
+                                           child_area(lo, hi, a, p, hi[a]) * inv_area, nl, nr);
+            uint64_t key = candidate_key(a, p, 1);
+            if (cost < best.cost || (cost == best.cost && key < best_key)) {
                 best.cost = cost;
                 best.pos = p;
                 best.axis = a;
-                best.planar_left = go_left;
-                best.n_left = nl[c] + (go_left ? np[c] : 0);
-                best.n_right = nr[c] + (go_left ? 0 : np[c]);
-                candidate = ((uint32_t)a * 32 + lane) * 2 + (uint32_t)c;
+                best.k = k;
+                best.n_left = nl;
+                best.n_right = nr;
+                best_key = key;
             }
         }
     }
-    best = warp_best(best, candidate);
-    best.exact = 1;
-    return best;
+    return warp_best(best, best_key);
+}
+
+/* A reference's box as one lane holds it for the exact split. */
+typedef struct lane_box {
+    float lo[3], hi[3];
+} lane_box;
+
+/* Exact SAH over the box coordinates of n <= 64 references: lane l holds
+ * reference l in box[0] and reference l + 32 in box[1] (when they exist). */
+static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], const float lo[3], const float hi[3],
+                                             float inv_area)
+{
+    uint32_t lane = threadIdx.x & 31u;
+    split_decision best = no_split(1);
+    uint64_t best_key = UINT64_MAX;
+    for (int a = 0; a < 3; a++) {
+        if (!(hi[a] > lo[a])) continue;
+        /* This lane's candidates: the low and high sides of its references. */
+        float cand[4] = {box[0].lo[a], box[0].hi[a], box[1].lo[a], box[1].hi[a]};
+        uint32_t nl[4] = {0, 0, 0, 0}, nr[4] = {0, 0, 0, 0}, np[4] = {0, 0, 0, 0};
+        for (int s = 0; s < 2; s++) {
+            uint32_t count = n > 32u * (uint32_t)s ? min(32u, n - 32u * (uint32_t)s) : 0u;
+            for (uint32_t j = 0; j < count; j++) {
+                float jl = __shfl_sync(FULL_MASK, box[s].lo[a], (int)j);
+                float jh = __shfl_sync(FULL_MASK, box[s].hi[a], (int)j);
+                for (int c = 0; c < 4; c++) {
+                    if (jl == jh && jl == cand[c]) {
+                        np[c]++;
+                    } else {
+                        nl[c] += jl < cand[c];
+                        nr[c] += jh > cand[c];
+                    }
+                }
+            }
+        }
+        for (int c = 0; c < 4; c++) {
+            if (lane + 32u * (uint32_t)(c / 2) >= n) continue;
+            float p = cand[c];
+            if (!(p > lo[a] && p < hi[a])) continue;
+            float pl = child_area(lo, hi, a, lo[a], p) * inv_area, pr = child_area(lo, hi, a, p, hi[a]) * inv_area;
+            for (int side = 1; side >= 0; side--) { /* planar triangles left, then right */
+                float cost = kdtree_split_cost(pl, pr, nl[c] + (side ? np[c] : 0), nr[c] + (side ? 0 : np[c]));
+                uint64_t key = candidate_key(a, p, side);
+                if (cost < best.cost || (cost == best.cost && key < best_key)) {
+                    best.cost = cost;
+                    best.pos = p;
+                    best.axis = a;
+                    best.planar_left = side;
+                    best.n_left = nl[c] + (side ? np[c] : 0);
+                    best.n_right = nr[c] + (side ? 0 : np[c]);
+                    best_key = key;
+                }
+            }
+        }
+    }
+    return warp_best(best, best_key);
 }
 
 /* Which children a reference goes to under a decision: bit 0 left, bit 1 right. */
