@@ -5,8 +5,13 @@
  * - Triangle test: watertight (Woop, Benthin & Wald 2013).  Brute force and
  *   the tree call the same function, so they agree on every triangle.
  * - Traversal: front-to-back with an explicit stack; a leaf records the
- *   closest hit among its triangles, and the walk stops as soon as the best
- *   hit lies before the end of the current leaf's ray interval.
+ *   closest hit among its triangles, and the walk stops when the best hit
+ *   lies before the start of the next interval on the stack.
+ * - Rounding: ray/plane distances are computed plane by plane, so a ray
+ *   through a point where planes meet (a vertex on a split plane, say) can
+ *   get intervals that miss each other by an ulp.  Every decision is
+ *   therefore widened by TRAVERSE_EPS (relative): a child whose interval is
+ *   within rounding of the ray's is visited.
  */
 #ifndef KDA_TRAVERSE_H
 #define KDA_TRAVERSE_H
@@ -17,6 +22,7 @@
 #include "kdtree.h"
 
 #define TRAVERSE_STACK 64 /* > the depth limit of kdtree_max_depth (60) */
+#define TRAVERSE_EPS 2e-6f /* relative widening of ray intervals, ~16 ulps */
 #define RAY_NO_HIT 0xffffffffu
 
 typedef struct ray {
@@ -105,9 +111,9 @@ static inline KD_HD int ray_box(const ray *r, const float inv_d[3], const float 
         if (tn > tmin) tmin = tn;
         if (tf < tmax) tmax = tf;
     }
-    *t0 = tmin;
-    *t1 = tmax;
-    return tmin <= tmax;
+    *t0 = tmin * (1.0f - TRAVERSE_EPS);
+    *t1 = tmax * (1.0f + TRAVERSE_EPS);
+    return *t0 <= *t1;
 }
 
 static inline KD_HD void triangle_vertices(const float *positions, const uint32_t *triangles, uint32_t tri,
@@ -159,14 +165,15 @@ static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_
                 node = first;
             } else {
                 float t_split = (split - o) * inv_d[a];
-                if (t_split > t1 || t_split <= 0.0f) {
+                float t_near_end = t_split * (1.0f + TRAVERSE_EPS), t_far_start = t_split * (1.0f - TRAVERSE_EPS);
+                if (t_far_start > t1 || t_split <= 0.0f) {
                     node = first;
-                } else if (t_split < t0) {
+                } else if (t_near_end < t0) {
                     node = second;
                 } else {
-                    trace_push(stack, &sp, second, t_split, t1);
+                    trace_push(stack, &sp, second, t_far_start > t0 ? t_far_start : t0, t1);
                     node = first;
-                    t1 = t_split;
+                    if (t_near_end < t1) t1 = t_near_end;
                 }
             }
             n = nodes[node];
@@ -183,7 +190,8 @@ static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_
                 hit.tri = tri;
             }
         }
-        if (hit.tri != RAY_NO_HIT && hit.t <= t1) return hit;
+        /* No early return here: an interval on the stack may overlap this
+         * one (a ray lying in a split plane, or widened intervals). */
         if (sp == 0) return hit;
         trace_item it = stack[--sp];
         node = it.node;
