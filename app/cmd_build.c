@@ -15,6 +15,7 @@ static void build_usage(FILE *f)
     tree_source_usage(f);
     fprintf(f, "  --json              print the statistics as one JSON object on stdout\n"
                "  --check             also check the tree's invariants (slow for big scenes)\n"
+               "  --profile           GPU: where the build kernel's warps spent their time\n"
                "  -h, --help          this help\n");
 }
 
@@ -54,17 +55,18 @@ static void print_json(const char *label, const tree_result *r)
 
 int cmd_build(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_CHECK };
-    struct option opts[TREE_SOURCE_MAX_OPTIONS + 4];
+    enum { OPT_JSON = 256, OPT_CHECK, OPT_PROFILE };
+    struct option opts[TREE_SOURCE_MAX_OPTIONS + 5];
     int n = tree_source_options(opts);
     opts[n++] = (struct option){"json", no_argument, 0, OPT_JSON};
     opts[n++] = (struct option){"check", no_argument, 0, OPT_CHECK};
+    opts[n++] = (struct option){"profile", no_argument, 0, OPT_PROFILE};
     opts[n++] = (struct option){"help", no_argument, 0, 'h'};
     opts[n] = (struct option){0, 0, 0, 0};
 
     tree_source ts;
     tree_source_init(&ts);
-    int json = 0, check = 0;
+    int json = 0, check = 0, profile = 0;
     optind = 1;
     for (int c; (c = getopt_long(argc, argv, "h", opts, NULL)) != -1;) {
         int r = tree_source_option(&ts, c, optarg);
@@ -73,6 +75,7 @@ int cmd_build(int argc, char **argv)
         switch (c) {
         case OPT_JSON: json = 1; break;
         case OPT_CHECK: check = 1; break;
+        case OPT_PROFILE: profile = 1; break;
         case 'h': build_usage(stdout); return 0;
         default: build_usage(stderr); return 2;
         }
@@ -88,6 +91,7 @@ int cmd_build(int argc, char **argv)
     if (rc == 0) {
         if (json) print_json(label, &r);
         else print_table(label, &r);
+        if (profile) tree_result_print_profile(&r);
     }
     tree_result_free(&r);
     scene_free(&s);

@@ -202,6 +202,31 @@ void tree_result_print_gpu_json(const tree_result *r)
 #endif
 }
 
+void tree_result_print_profile(const tree_result *r)
+{
+#if KDA_HAVE_CUDA
+    if (!r->on_gpu) {
+        fprintf(stderr, "profile: only for GPU builds\n");
+        return;
+    }
+    const gpu_build_stats *g = &r->gpu_stats;
+    double total = g->cycles_idle + g->cycles_node + g->cycles_chunk;
+    if (total <= 0.0) total = 1.0;
+    fprintf(stderr,
+            "profile of the warm-up build (share of all warps' cycles):\n"
+            "  waiting for work     %5.1f%%\n"
+            "  nodes by one warp    %5.1f%%  (kda_malloc %.1f%%, kda_free %.1f%%)\n"
+            "  chunks of big nodes  %5.1f%%\n"
+            "  %llu nodes by single warps, %llu chunks, %llu queue pops, %llu tasks shared\n",
+            100.0 * g->cycles_idle / total, 100.0 * g->cycles_node / total, 100.0 * g->cycles_alloc / total,
+            100.0 * g->cycles_free / total, 100.0 * g->cycles_chunk / total, (unsigned long long)g->nodes_by_warps,
+            (unsigned long long)g->chunks, (unsigned long long)g->queue_pops, (unsigned long long)g->tasks_shared);
+#else
+    (void)r;
+    fprintf(stderr, "profile: only for GPU builds\n");
+#endif
+}
+
 void tree_result_free(tree_result *r)
 {
     kdtree_free(&r->host);

@@ -56,6 +56,8 @@ int tree_build(const tree_source *ts, const scene *s, tree_result *r);
 int tree_result_check(tree_result *r, const scene *s);
 void tree_result_print_gpu_table(const tree_result *r);
 void tree_result_print_gpu_json(const tree_result *r);
+/* The GPU build kernel's time profile (stderr); nothing for a CPU build. */
+void tree_result_print_profile(const tree_result *r);
 void tree_result_free(tree_result *r);
 
 #endif
