@@ -51,7 +51,7 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
             for (uint32_t i = first; i < words[s]; i += step) bad |= p[i] != pattern(key[s], i);
             corrupt += bad;
             __syncwarp();
-            if (coalesced) kda_free_warp(&heap, p);
+            if (coalesced) kda_free_warp(&heap, p, 0xffffffffu);
             else if (lane == 0) kda_free(&heap, p);
             block[s] = NULL;
         }
@@ -60,7 +60,7 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
         uint32_t size = stress_size(r, max_size);
         uint32_t *p = NULL;
         if (coalesced) {
-            p = (uint32_t *)kda_malloc_warp(&heap, size);
+            p = (uint32_t *)kda_malloc_warp(&heap, size, 0xffffffffu);
         } else {
             if (lane == 0) p = (uint32_t *)kda_malloc(&heap, size);
             p = (uint32_t *)__shfl_sync(0xffffffffu, (unsigned long long)p, 0);

@@ -29,7 +29,7 @@ allocators="atomic awmalloc cmalloc cfmalloc cmmalloc cfmmalloc cudamalloc"
 sanitize() { # tool log command...
   local tool=$1 log=$2
   shift 2
-  timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 --target-processes all "$@" >"$log" 2>&1
+  timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 --target-processes all "$@" >"$log" 2>&1
   local rc=$?
   echo "$tool $(basename "$log" .log): exit $rc, $(grep -c '^========= ' "$log") sanitizer lines"
   [ $rc = 0 ] || status=1

@@ -75,7 +75,7 @@ static void expect_all_free(const kda_pool *pool)
 {
     kda_scan scan;
     uint64_t units = 0;
-    kda_scan_circular(pool->heap.base, pool->heap.units, &scan, sum_chunk, &units);
+    kda_scan_circular(pool->heap.base, &pool->heap, &scan, sum_chunk, &units);
     cr_assert(scan.well_formed, "chunk list broken: %s", scan.problem);
     cr_assert_eq(scan.free_chunks, scan.chunks, "%llu of %llu chunks still used",
                  (unsigned long long)(scan.chunks - scan.free_chunks), (unsigned long long)scan.chunks);
@@ -181,7 +181,7 @@ Test(alloc, free_merges_with_successor)
     kda_free(&pool.heap, b);
     kda_free(&pool.heap, a);
     kda_scan scan;
-    kda_scan_circular(pool.heap.base, pool.heap.units, &scan, NULL, NULL);
+    kda_scan_circular(pool.heap.base, &pool.heap, &scan, NULL, NULL);
     cr_assert(scan.well_formed, "%s", scan.problem);
     /* memOffset now points past the merged chunk; start the walk at it. */
     pool.heap.offsets[0] = (uint32_t)((a - pool.heap.base) / KDA_UNIT) - 1;
@@ -225,44 +225,127 @@ Test(alloc, stale_offset_is_not_trusted)
     kda_host_pool_destroy(&pool);
 }
 
-/* The pre-split layout: a binary heap of chunk sizes, R, R/2, R/2, R/4... */
-Test(alloc, presplit_heap_layout)
+/* A reset must also retire the old headers still in memory: a free one
+ * left inside what is now a live block is not handed out. */
+Test(alloc, headers_from_before_a_reset_are_not_trusted)
 {
     kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 3, err, sizeof err), 0, "%s", err);
-    const kda_layout *l = &pool.layout;
-    cr_assert_geq(l->levels, 2);
-    cr_assert_eq(l->root_units, KDA_MIN_CHUNK_UNITS << (l->levels - 1));
-    cr_assert_leq((uint64_t)l->levels * l->root_units, l->region_units);
-    cr_assert_gt((uint64_t)(l->levels + 1) * (2ull * l->root_units), l->region_units, "the largest heap that fits");
-    kda_scan scan;
-    kda_scan_circular(pool.heap.base, pool.heap.units, &scan, NULL, NULL);
-    cr_assert(scan.well_formed, "%s", scan.problem);
-    uint64_t heap_chunks = ((uint64_t)1 << l->levels) - 1;
-    cr_assert(scan.chunks >= l->n_heaps * heap_chunks && scan.chunks <= l->n_heaps * (heap_chunks + 1),
-              "%llu chunks for %u heaps of %llu", (unsigned long long)scan.chunks, l->n_heaps,
-              (unsigned long long)heap_chunks);
-    /* The first chunk is the root: R units, payload R - 1. */
-    cr_assert_eq(*(uint32_t *)(pool.heap.base + 12), l->root_units);
+    cr_assert_eq(kda_host_pool_create(&pool, 1u << 20, 1, err, sizeof err), 0, "%s", err);
+    unsigned char *a = kda_malloc(&pool.heap, 1024), *b = kda_malloc(&pool.heap, 1024);
+    cr_assert(a && b);
+    uint32_t old = (uint32_t)((b - pool.heap.base) / KDA_UNIT) - 1;
+    kda_free(&pool.heap, b); /* a free header at `old`, which the reset does not overwrite */
+    kda_host_pool_reset(&pool);
+    unsigned char *big = kda_malloc(&pool.heap, 4096); /* covers `old` again, unwritten */
+    cr_assert(big && big <= pool.heap.base + (uint64_t)old * KDA_UNIT && big + 4096 > b, "layout changed?");
+    pool.heap.offsets[0] = old; /* a stale hint into it */
+    unsigned char *p = kda_malloc(&pool.heap, 64);
+    cr_assert_not_null(p);
+    cr_assert(p + 64 <= big || p >= big + 4096, "malloc trusted a header from before the reset");
+    kda_free(&pool.heap, p);
+    kda_free(&pool.heap, big);
+    expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }
 
+/* The pre-split layout: binary heaps of chunk sizes R, R/2, R/2, R/4 ...,
+ * the remainder chunk, and the end marker; checked chunk by chunk. */
+typedef struct layout_walk {
+    const kda_layout *l;
+    uint64_t index;
+    int ok;
+    char problem[128];
+} layout_walk;
+
+static void expect_layout_chunk(void *ctx, uint32_t unit, uint32_t size_units, int used)
+{
+    layout_walk *w = ctx;
+    const kda_layout *l = w->l;
+    uint64_t heap = w->index / l->chunks, slot = w->index % l->chunks;
+    uint32_t want_unit, want_size;
+    if (heap < l->n_heaps) {
+        uint32_t level = 0;
+        while ((2ull << level) <= slot + 1) level++;
+        want_size = l->root_units >> level;
+        want_unit = (uint32_t)heap * l->heap_units + level * l->root_units + (uint32_t)(slot + 1 - (1ull << level)) * want_size;
+    } else { /* the remainder */
+        want_unit = l->n_heaps * l->heap_units;
+        want_size = l->units - 1 - want_unit;
+    }
+    if (w->ok && (used || unit != want_unit || (size_units != want_size && heap < l->n_heaps))) {
+        w->ok = 0;
+        snprintf(w->problem, sizeof w->problem, "chunk %llu: unit %u size %u (want unit %u size %u)%s",
+                 (unsigned long long)w->index, unit, size_units, want_unit, want_size, used ? ", used" : "");
+    }
+    w->index++;
+}
+
+static void check_layout(uint64_t bytes, uint32_t n_sms)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, bytes, n_sms, err, sizeof err), 0, "%s", err);
+    const kda_layout *l = &pool.layout;
+    cr_assert_geq(l->levels, 1);
+    cr_assert_eq(l->root_units % KDA_MIN_CHUNK_UNITS, 0);
+    cr_assert_eq(l->chunks, (1u << l->levels) - 1);
+    cr_assert_leq((uint64_t)l->n_heaps * l->heap_units, pool.heap.units - 1);
+    if (l->n_heaps == 1)
+        cr_assert_gt((uint64_t)(l->levels + 1) * (2ull * l->root_units), pool.heap.units - 1, "the largest heap that fits");
+    layout_walk w = {l, 0, 1, {0}};
+    kda_scan scan;
+    kda_scan_circular(pool.heap.base, &pool.heap, &scan, expect_layout_chunk, &w);
+    cr_assert(scan.well_formed, "%s", scan.problem);
+    cr_assert(w.ok, "%s", w.problem);
+    cr_assert_geq(w.index, (uint64_t)l->n_heaps * l->chunks);
+    kda_host_pool_destroy(&pool);
+}
+
+Test(alloc, presplit_heap_layout)
+{
+    check_layout(16u << 20, 3);
+    check_layout(1000u << 10, 132);
+    check_layout(100u << 20, 132);
+}
+
 #if KDA_CIRCULAR_MULTI
-/* Each multiprocessor starts in its own heap. */
+/* Each multiprocessor starts in its own heap; their roots are R / #SM. */
 Test(alloc, each_sm_starts_in_its_heap)
 {
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 4, err, sizeof err), 0, "%s", err);
     cr_assert_eq(pool.heap.n_offsets, 4);
+    cr_assert_eq(pool.layout.n_heaps, 4);
+    kda_pool one;
+    cr_assert_eq(kda_host_pool_create(&one, 16u << 20, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pool.layout.root_units, one.layout.root_units / 4);
+    kda_host_pool_destroy(&one);
     for (uint32_t sm = 0; sm < 4; sm++) {
         kda_host_set_sm(sm);
         unsigned char *p = kda_malloc(&pool.heap, 100);
         uint64_t unit = (uint64_t)(p - pool.heap.base) / KDA_UNIT;
-        cr_assert(unit >= (uint64_t)sm * pool.layout.region_units && unit < (uint64_t)(sm + 1) * pool.layout.region_units,
-                  "SM %u got unit %llu, outside its region", sm, (unsigned long long)unit);
+        uint64_t heap_start = (uint64_t)sm * pool.layout.heap_units;
+        cr_assert(unit >= heap_start && unit < heap_start + pool.layout.heap_units,
+                  "SM %u got unit %llu, outside its heap", sm, (unsigned long long)unit);
         kda_free(&pool.heap, p);
     }
     kda_host_set_sm(0);
+    kda_host_pool_destroy(&pool);
+}
+
+/* A pool far too small for one heap per SM still works, with fewer heaps. */
+Test(alloc, tiny_pool_with_many_sms)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 800, 132, err, sizeof err), 0, "%s", err);
+    cr_assert_leq(pool.layout.n_heaps, 132);
+    for (uint32_t sm = 0; sm < 132; sm++) {
+        kda_host_set_sm(sm);
+        void *p = kda_malloc(&pool.heap, 4);
+        cr_assert_not_null(p, "SM %u", sm);
+        kda_free(&pool.heap, p);
+    }
+    kda_host_set_sm(0);
+    expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }
 #endif

@@ -36,7 +36,7 @@ static void expect_all_free(const kda_pool *pool)
     cr_assert_not_null(copy);
     cr_assert_eq(gpu_pool_copy(pool, copy, err, sizeof err), 0, "%s", err);
     kda_scan scan;
-    kda_scan_circular(copy, pool->heap.units, &scan, NULL, NULL);
+    kda_scan_circular(copy, &pool->heap, &scan, NULL, NULL);
     cr_assert(scan.well_formed, "chunk list broken: %s", scan.problem);
     cr_assert_eq(scan.free_chunks, scan.chunks, "%llu chunks still used",
                  (unsigned long long)(scan.chunks - scan.free_chunks));
@@ -46,9 +46,9 @@ static void expect_all_free(const kda_pool *pool)
 
 /* Pools: the bump allocators never reuse, so theirs holds every block. */
 #if defined(KDA_ALLOCATOR_IS_BUMP)
-#define STRESS_POOL (3ull << 30)
+#define STRESS_POOL (8ull << 30)
 #else
-#define STRESS_POOL (1ull << 30)
+#define STRESS_POOL (4ull << 30)
 #endif
 
 /* KDA_STRESS_WARPS overrides the warp counts (compute-sanitizer runs use

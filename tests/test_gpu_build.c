@@ -28,9 +28,17 @@ static void require_gpu(void)
     if (gpu_device_check(why, sizeof why)) cr_skip_test("no GPU to test on: %s", why);
 }
 
+/* The paper's pool of 200x the root array.  The per-SM-heap variants run
+ * out of it (and of 400x) on this GPU's 132 SMs (docs/RESULTS.md): that is
+ * a finding of the benchmarks; these tests, which check the trees, give
+ * them 4000x. */
 static gpu_build_options default_options(void)
 {
+#if defined(KDA_ALLOCATOR_CMMALLOC) || defined(KDA_ALLOCATOR_CFMMALLOC)
+    gpu_build_options o = {4000.0, 0, 1};
+#else
     gpu_build_options o = {200.0, 0, 1};
+#endif
     return o;
 }
 
@@ -173,8 +181,8 @@ Test(gpu_build, repeatable, .timeout = 300)
 Test(gpu_build, pool_too_small, .timeout = 300)
 {
     require_gpu();
-    scene s;
-    cr_assert_eq(scene_generate("spheres", 100000, &s, err, sizeof err), 0, "%s", err);
+    scene s; /* large enough that CUDA's own heap cannot round the pool up to fit */
+    cr_assert_eq(scene_generate("spheres", 2000000, &s, err, sizeof err), 0, "%s", err);
     gpu_scene g;
     cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
     gpu_build_options o = {1.5, 0, 1};
@@ -192,10 +200,16 @@ Test(gpu_build, pool_too_small, .timeout = 300)
     cr_assert_eq(rc, -1, "a pool of 1.5x the root array cannot hold the build");
     cr_assert(strstr(err, "pool exhausted after"), "message: %s", err);
     cr_assert(strstr(err, "--pool-factor > 1.5"), "message: %s", err);
+    o = default_options();
+#if defined(KDA_ALLOCATOR_CUDAMALLOC)
+    /* CUDA's heap cannot be resized once used: a clear error instead. */
+    cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), -1);
+    cr_assert(strstr(err, "needs a new process"), "message: %s", err);
+#else
     /* The device is still usable: a proper pool builds. */
-    o.pool_factor = 200.0;
     cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), 0, "%s", err);
     gpu_tree_free(&t);
+#endif
 #endif
     gpu_scene_free(&g);
     scene_free(&s);

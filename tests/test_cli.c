@@ -1,0 +1,418 @@
+/* test_cli.c - the kdalloc command line (app/), run as a child process.
+ * The oracles: the documented exit codes (0 success, 1 runtime error such
+ * as a bad file, 2 usage error, 3 validation mismatch), messages that name
+ * the cause (the option, the file, the reason), the PNG signature and size
+ * written into the file's header, and, for `gen`, the library itself: the
+ * written OBJ must load back through scene_load to exactly the scene that
+ * scene_generate makes.  Every command that builds a tree passes --cpu, so
+ * the results do not depend on a GPU being present. */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "scene.h"
+
+#define TMP(file) KDA_TEST_TMPDIR "/test_cli_" file
+#define TEAPOT KDA_SHARED_SCENES "/teapot.obj.gz"
+
+TestSuite(cli, .timeout = 60);
+
+/* ------------------------------------------------------------------------
+ * Running kdalloc
+ * ------------------------------------------------------------------------ */
+
+typedef struct run_result {
+    int status; /* exit code, or -1 when the child died of a signal */
+    char *out;  /* all of stdout */
+    char *err;  /* all of stderr */
+} run_result;
+
+static char *read_whole_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    cr_assert_not_null(text);
+    for (size_t n; (n = fread(text + len, 1, cap - len - 1, f)) > 0;) {
+        len += n;
+        if (cap - len == 1) {
+            cap *= 2;
+            text = realloc(text, cap);
+            cr_assert_not_null(text);
+        }
+    }
+    fclose(f);
+    text[len] = '\0';
+    return text;
+}
+
+static void write_whole_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    cr_assert_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    cr_assert_eq(fclose(f), 0);
+}
+
+/* Redirects fd to a new file at path (in the child). */
+static void redirect(int fd, const char *path, int flags)
+{
+    int file = open(path, flags, 0644);
+    if (file < 0 || dup2(file, fd) < 0) _exit(126);
+    close(file);
+}
+
+/* Runs KDALLOC_EXE with the NULL-terminated args, stdin from /dev/null,
+ * and collects its exit status and output. */
+static run_result run_kdalloc(const char *const *args)
+{
+    char out_path[512], err_path[512];
+    snprintf(out_path, sizeof out_path, TMP("%ld.out"), (long)getpid());
+    snprintf(err_path, sizeof err_path, TMP("%ld.err"), (long)getpid());
+    const char *argv[64] = {KDALLOC_EXE};
+    int argc = 1;
+    for (; args[argc - 1]; argc++) {
+        cr_assert_lt(argc, 63, "too many arguments");
+        argv[argc] = args[argc - 1];
+    }
+    argv[argc] = NULL;
+
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        redirect(STDIN_FILENO, "/dev/null", O_RDONLY);
+        redirect(STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC);
+        redirect(STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC);
+        execv(KDALLOC_EXE, (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid, "waitpid: %s", strerror(errno));
+    run_result r = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_whole_file(out_path),
+                    read_whole_file(err_path)};
+    cr_assert_neq(r.status, 127, "cannot run %s", KDALLOC_EXE);
+    unlink(out_path);
+    unlink(err_path);
+    return r;
+}
+
+#define KDALLOC(...) run_kdalloc((const char *const[]){__VA_ARGS__, NULL})
+
+static void run_result_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static void expect_status(const run_result *r, int want, const char *what)
+{
+    cr_expect_eq(r->status, want, "%s: exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", what, r->status, want,
+                 r->out, r->err);
+}
+
+static void expect_contains(const char *text, const char *needle, const char *what)
+{
+    cr_expect(strstr(text, needle) != NULL, "%s: no \"%s\" in:\n%s", what, needle, text);
+}
+
+/* A usage error: exit 2, and stderr names `cause`. */
+static void expect_usage_error(run_result r, const char *cause, const char *what)
+{
+    expect_status(&r, 2, what);
+    expect_contains(r.err, cause, what);
+    run_result_free(&r);
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static uint32_t big_endian_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The file is a PNG (signature, then the IHDR chunk) of width x height. */
+static void expect_png(const char *path, uint32_t width, uint32_t height)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s was not written", path);
+    unsigned char head[24];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    cr_assert_eq(n, sizeof head, "%s: only %zu bytes", path, n);
+    cr_expect(memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0, "%s: no PNG signature", path);
+    cr_expect(memcmp(head + 12, "IHDR", 4) == 0, "%s: no IHDR chunk first", path);
+    cr_expect_eq(big_endian_u32(head + 16), width, "%s: width %u", path, big_endian_u32(head + 16));
+    cr_expect_eq(big_endian_u32(head + 20), height, "%s: height %u", path, big_endian_u32(head + 20));
+}
+
+/* ------------------------------------------------------------------------
+ * Help, version, unknown commands
+ * ------------------------------------------------------------------------ */
+
+Test(cli, no_arguments_is_a_usage_error)
+{
+    run_result r = run_kdalloc((const char *const[]){NULL});
+    expect_status(&r, 2, "kdalloc");
+    expect_contains(r.err, "usage", "kdalloc");
+    run_result_free(&r);
+}
+
+Test(cli, help_lists_the_commands)
+{
+    run_result r = KDALLOC("--help");
+    expect_status(&r, 0, "kdalloc --help");
+    for (const char *const *c = (const char *const[]){"build", "render", "gen", NULL}; *c; c++)
+        expect_contains(r.out, *c, "kdalloc --help");
+    run_result_free(&r);
+}
+
+Test(cli, version_names_the_allocator)
+{
+    run_result r = KDALLOC("--version");
+    expect_status(&r, 0, "kdalloc --version");
+    expect_contains(r.out, "allocator:", "kdalloc --version");
+    run_result_free(&r);
+}
+
+Test(cli, unknown_command)
+{
+    expect_usage_error(KDALLOC("frobnicate"), "frobnicate", "kdalloc frobnicate");
+}
+
+Test(cli, command_help_exits_0)
+{
+    for (const char *const *c = (const char *const[]){"build", "render", "gen", NULL}; *c; c++) {
+        run_result r = KDALLOC(*c, "--help");
+        expect_status(&r, 0, *c);
+        expect_contains(r.out, "usage: kdalloc", *c);
+        run_result_free(&r);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Usage errors (exit 2)
+ * ------------------------------------------------------------------------ */
+
+Test(cli, unknown_option)
+{
+    expect_usage_error(KDALLOC("build", "--bogus"), "bogus", "build --bogus");
+}
+
+Test(cli, bad_repeat)
+{
+    expect_usage_error(KDALLOC("build", "--repeat", "abc"), "--repeat", "build --repeat abc");
+    expect_usage_error(KDALLOC("build", "--repeat", "0"), "--repeat", "build --repeat 0");
+}
+
+Test(cli, render_needs_an_output)
+{
+    expect_usage_error(KDALLOC("render", "--cpu", TEAPOT), "-o", "render without -o");
+}
+
+Test(cli, bad_image_size)
+{
+    expect_usage_error(KDALLOC("render", "-o", TMP("size.png"), "--width", "0"), "--width", "--width 0");
+    expect_usage_error(KDALLOC("render", "-o", TMP("size.png"), "--height", "-3"), "--height", "--height -3");
+    expect_usage_error(KDALLOC("render", "-o", TMP("size.png"), "--width", "40000"), "--width", "--width 40000");
+}
+
+Test(cli, bad_camera_values)
+{
+    expect_usage_error(KDALLOC("render", "-o", TMP("cam.png"), "--eye", "1,2"), "--eye", "--eye 1,2");
+    expect_usage_error(KDALLOC("render", "-o", TMP("cam.png"), "--fov", "wide"), "--fov", "--fov wide");
+    expect_usage_error(KDALLOC("render", "-o", TMP("cam.png"), "--shade", "bogus"), "bogus", "--shade bogus");
+}
+
+/* camera_check's errors come after the scene is loaded; they are usage
+ * errors too (exit 2), and no image is written. */
+Test(cli, camera_rejected)
+{
+    unlink(TMP("fov.png"));
+    expect_usage_error(KDALLOC("render", "--cpu", TEAPOT, "-o", TMP("fov.png"), "--fov", "0"), "field of view",
+                       "--fov 0");
+    expect_usage_error(KDALLOC("render", "--cpu", TEAPOT, "-o", TMP("fov.png"), "--fov", "180"), "field of view",
+                       "--fov 180");
+    expect_usage_error(KDALLOC("render", "--cpu", TEAPOT, "-o", TMP("fov.png"), "--eye", "0,1,0", "--target",
+                               "0,1,0"),
+                       "camera", "--eye == --target");
+    expect_usage_error(KDALLOC("render", "--cpu", TEAPOT, "-o", TMP("fov.png"), "--up", "0,0,0"), "up",
+                       "--up 0,0,0");
+    cr_expect_not(file_exists(TMP("fov.png")), "an image was written for a rejected camera");
+}
+
+Test(cli, scene_arguments_conflict)
+{
+    expect_usage_error(KDALLOC("build", "--cpu", TEAPOT, TEAPOT), "unexpected argument", "two files");
+    expect_usage_error(KDALLOC("build", "--cpu", "--scene", "flat", TEAPOT), "--scene", "a file and --scene");
+    expect_usage_error(KDALLOC("build", "--cpu", "--triangles", "100", TEAPOT), "--triangles",
+                       "--triangles with a file");
+}
+
+Test(cli, gen_usage)
+{
+    expect_usage_error(KDALLOC("gen", "-o", TMP("gen_usage.obj")), "scene", "gen without a name");
+    expect_usage_error(KDALLOC("gen", "atrium"), "-o", "gen without -o");
+}
+
+/* ------------------------------------------------------------------------
+ * Runtime errors (exit 1)
+ * ------------------------------------------------------------------------ */
+
+Test(cli, missing_file)
+{
+    const char *path = TMP("does_not_exist.obj");
+    run_result r = KDALLOC("build", "--cpu", path);
+    expect_status(&r, 1, "missing file");
+    expect_contains(r.err, path, "missing file");
+    expect_contains(r.err, "cannot open", "missing file");
+    run_result_free(&r);
+}
+
+/* An OBJ error reads "kdalloc: FILE:LINE: what". */
+Test(cli, malformed_obj)
+{
+    const char *path = TMP("malformed.obj");
+    write_whole_file(path, "v 1 2 x\nv 0 0 0\nf 1 2 2\n");
+    run_result r = KDALLOC("build", "--cpu", path);
+    expect_status(&r, 1, "malformed OBJ");
+    char prefix[600];
+    snprintf(prefix, sizeof prefix, "kdalloc: %s:1: ", path);
+    cr_expect(strncmp(r.err, prefix, strlen(prefix)) == 0, "stderr does not start with \"%s\":\n%s", prefix, r.err);
+    expect_contains(r.err, "\"x\"", "malformed OBJ");
+    run_result_free(&r);
+}
+
+Test(cli, obj_without_faces)
+{
+    const char *path = TMP("no_faces.obj");
+    write_whole_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\n");
+    run_result r = KDALLOC("render", "--cpu", path, "-o", TMP("no_faces.png"));
+    expect_status(&r, 1, "OBJ without faces");
+    expect_contains(r.err, path, "OBJ without faces");
+    expect_contains(r.err, "no triangles", "OBJ without faces");
+    run_result_free(&r);
+}
+
+Test(cli, unwritable_png)
+{
+    const char *path = TMP("no/such/dir/out.png");
+    run_result r = KDALLOC("render", "--cpu", TEAPOT, "-o", path, "--width", "16", "--height", "12");
+    expect_status(&r, 1, "unwritable PNG");
+    expect_contains(r.err, path, "unwritable PNG");
+    expect_contains(r.err, "cannot write", "unwritable PNG");
+    run_result_free(&r);
+}
+
+/* ------------------------------------------------------------------------
+ * Successful runs
+ * ------------------------------------------------------------------------ */
+
+Test(cli, build_default_scene)
+{
+    run_result r = KDALLOC("build", "--cpu");
+    expect_status(&r, 0, "build --cpu");
+    expect_contains(r.out, "SAH cost", "build --cpu");
+    expect_contains(r.err, scene_generator_names()[0], "build --cpu: the scene line");
+    run_result_free(&r);
+}
+
+/* --json prints one object on one line, nothing else on stdout; its
+ * n_tris is the triangle count scene_load finds. */
+Test(cli, build_json)
+{
+    scene s;
+    char err[512];
+    cr_assert_eq(scene_load(TEAPOT, &s, err, sizeof err), 0, "%s", err);
+    run_result r = KDALLOC("build", "--cpu", "--json", TEAPOT);
+    expect_status(&r, 0, "build --json");
+    size_t len = strlen(r.out);
+    cr_assert_gt(len, 2);
+    cr_expect_eq(r.out[0], '{', "stdout:\n%s", r.out);
+    cr_expect(r.out[len - 2] == '}' && r.out[len - 1] == '\n', "stdout does not end in }\\n:\n%s", r.out);
+    cr_expect_null(memchr(r.out, '\n', len - 1), "more than one line on stdout:\n%s", r.out);
+    char n_tris[64];
+    snprintf(n_tris, sizeof n_tris, "\"n_tris\": %u,", s.n_triangles);
+    expect_contains(r.out, n_tris, "build --json");
+    for (const char *const *k = (const char *const[]){"\"scene\":", "\"nodes\":", "\"sah_cost\":", NULL}; *k; k++)
+        expect_contains(r.out, *k, "build --json");
+    run_result_free(&r);
+    scene_free(&s);
+}
+
+Test(cli, render_and_validate)
+{
+    const char *path = TMP("render.png");
+    unlink(path);
+    run_result r = KDALLOC("render", "--cpu", TEAPOT, "-o", path, "--width", "64", "--height", "48", "--validate",
+                           "500");
+    expect_status(&r, 0, "render --validate 500");
+    expect_contains(r.out, "validation: 500 rays", "render --validate 500");
+    expect_contains(r.out, " 0 mismatches", "render --validate 500");
+    expect_png(path, 64, 48);
+    run_result_free(&r);
+}
+
+/* --validate takes an optional count: a file name after it stays the
+ * scene, and every pixel is checked. */
+Test(cli, validate_without_count)
+{
+    const char *path = TMP("render_all.png");
+    run_result r = KDALLOC("render", "--cpu", "--validate", TEAPOT, "-o", path, "--width", "32", "--height", "24",
+                           "--shade", "steps");
+    expect_status(&r, 0, "render --validate FILE");
+    expect_contains(r.err, TEAPOT, "render --validate FILE: the scene line");
+    expect_contains(r.out, "validation: 768 rays", "render --validate FILE");
+    expect_contains(r.out, " 0 mismatches", "render --validate FILE");
+    expect_png(path, 32, 24);
+    run_result_free(&r);
+}
+
+/* The OBJ that `gen` writes loads back to the very scene scene_generate
+ * makes: same vertices and triangles, bit for bit. */
+Test(cli, gen_round_trips)
+{
+    const char *path = TMP("atrium.obj");
+    run_result r = KDALLOC("gen", "atrium", "-o", path);
+    expect_status(&r, 0, "gen atrium");
+    run_result_free(&r);
+
+    scene want, got;
+    char err[1024];
+    cr_assert_eq(scene_generate("atrium", 0, &want, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(scene_load(path, &got, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(got.n_triangles, want.n_triangles);
+    cr_assert_eq(got.n_vertices, want.n_vertices);
+    cr_expect(memcmp(got.positions, want.positions, sizeof(float) * 3 * want.n_vertices) == 0,
+              "vertex positions differ after the OBJ round trip");
+    cr_expect(got.n_triangles == want.n_triangles &&
+                  memcmp(got.triangles, want.triangles, sizeof(uint32_t) * 3 * want.n_triangles) == 0,
+              "triangles differ after the OBJ round trip");
+    scene_free(&want);
+    scene_free(&got);
+    unlink(path);
+}
+
+Test(cli, gen_unknown_scene_lists_the_valid_ones)
+{
+    run_result r = KDALLOC("gen", "nosuch", "-o", TMP("nosuch.obj"));
+    cr_expect_neq(r.status, 0, "gen nosuch succeeded");
+    expect_contains(r.err, "nosuch", "gen nosuch");
+    for (const char *const *n = scene_generator_names(); *n; n++) expect_contains(r.err, *n, "gen nosuch");
+    cr_expect_not(file_exists(TMP("nosuch.obj")), "gen nosuch wrote a file");
+    run_result_free(&r);
+}
