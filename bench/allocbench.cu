@@ -124,9 +124,9 @@ __global__ void regs_plain(kda_heap h, uint32_t size, void **out)
 
 __global__ void regs_coalesced(kda_heap h, uint32_t size, void **out)
 {
-    void *p = kda_malloc_warp(&h, size);
+    void *p = kda_malloc_warp(&h, size, 0xffffffffu);
     out[threadIdx.x] = p;
-    kda_free_warp(&h, p);
+    kda_free_warp(&h, p, 0xffffffffu);
 }
 
 /* ---- timing ---- */
@@ -262,7 +262,7 @@ static void add_internal(void *ctx, uint32_t unit, uint32_t size_units, int used
 static void scan_pool(const bench *b, unsigned char *copy, kda_scan *s, frag_sum *f)
 {
     CUDA(cudaMemcpy(copy, b->pool.heap.base, b->pool.heap.bytes, cudaMemcpyDeviceToHost), "copying the pool");
-    kda_scan_circular(copy, b->pool.heap.units, s, add_internal, f);
+    kda_scan_circular(copy, &b->pool.heap, s, add_internal, f);
 }
 
 static void test_frag(bench *b)
