@@ -7,23 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_check.cuh"
 #include "gpu_build.h"
 #include "gpu_kernel.cuh"
 
 #define SLOTS 1024u     /* big nodes in flight at once (a power of two) */
 #define MAX_ATTEMPTS 8  /* builds rerun after growing an array */
-
-static int cuda_ok(cudaError_t e, const char *what, char *err, size_t errlen)
-{
-    if (e == cudaSuccess) return 1;
-    snprintf(err, errlen, "%s: %s", what, cudaGetErrorString(e));
-    return 0;
-}
-
-#define CHECK(call, what)                                    \
-    do {                                                     \
-        if (!cuda_ok((call), (what), err, errlen)) goto fail; \
-    } while (0)
 
 /* ------------------------------------------------------------------------
  * Device

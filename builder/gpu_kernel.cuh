@@ -599,6 +599,20 @@ static __device__ void warp_take_children(warp_ctx *c, const task *t, const spli
     }
 }
 
+/* Counts this warp's chunk as done (its stores fenced first); 1 for the
+ * warp that finished the phase's last chunk, which then sees every other
+ * chunk's work (fenced again before it reads). */
+static __device__ int warp_finished_last_chunk(warp_ctx *c, big_slot *s, uint32_t n_chunks)
+{
+    __threadfence();
+    __syncwarp();
+    uint32_t last = 0;
+    if (c->lane == 0) last = atomicAdd(&s->done, 1u) == n_chunks - 1;
+    if (!broadcast(last)) return 0;
+    __threadfence();
+    return 1;
+}
+
 /* BIN chunk of a big node; the last one chooses the split. */
 static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
 {
@@ -614,13 +628,7 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     uint32_t *mine = &c->sm->bins[0][0][0], *shared = &s->bins[0][0][0];
     for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32)
         if (mine[i]) atomicAdd(&shared[i], mine[i]);
-    __threadfence();
-    __syncwarp();
-    uint32_t last = 0;
-    if (c->lane == 0) last = atomicAdd(&s->done, 1u) == n_chunks - 1;
-    if (!broadcast(last)) return;
-
-    __threadfence();
+    if (!warp_finished_last_chunk(c, s, n_chunks)) return;
     for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32) mine[i] = __ldcg(&shared[i]);
     __syncwarp();
     split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, inv_area);
@@ -698,13 +706,7 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
         at_l += __popc(goes_l);
         at_r += __popc(goes_r);
     }
-    __threadfence();
-    __syncwarp();
-    uint32_t last = 0;
-    if (c->lane == 0) last = atomicAdd(&s->done, 1u) == n_chunks - 1;
-    if (!broadcast(last)) return;
-
-    __threadfence();
+    if (!warp_finished_last_chunk(c, s, n_chunks)) return;
     split_decision d;
     d.axis = (int)axis;
     d.pos = __ldcg(&s->split);

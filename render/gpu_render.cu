@@ -4,20 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_check.cuh"
 #include "gpu_render.h"
 #include "shade.h"
-
-static int cuda_ok(cudaError_t e, const char *what, char *err, size_t errlen)
-{
-    if (e == cudaSuccess) return 1;
-    snprintf(err, errlen, "%s: %s", what, cudaGetErrorString(e));
-    return 0;
-}
-
-#define CHECK(call, what)                                    \
-    do {                                                     \
-        if (!cuda_ok((call), (what), err, errlen)) goto fail; \
-    } while (0)
 
 static trace_scene make_trace_scene(const gpu_tree *t, const gpu_scene *s)
 {
