@@ -5,7 +5,11 @@
  *          are two 32-bit words, and a chunk is locked by swapping its flag
  *          alone before its size is read (CMalloc, CMMalloc), as published;
  *   multi: one allocation offset (memOffset) per multiprocessor, each
- *          starting in its own heap (CMMalloc, CFMMalloc).
+ *          starting in its own heap (CMMalloc, CFMMalloc).  A request that
+ *          no heap chunk can hold (larger than a heap's root) starts at one
+ *          more offset instead, kept in the remainder after the heaps: with
+ *          one heap per SM of a 132-SM GPU, each heap is tiny, and such a
+ *          request would otherwise walk every other heap's chunks first.
  *
  * Pool.  The pool is a circular singly linked list of chunks, in 16-byte
  * units.  Chunk c spans units [c, next); its 8-byte header is the last half
@@ -37,7 +41,10 @@
  *     left over from before a reset are not trusted either): a stale
  *     position fails the tag check (or the tagged CAS) instead of being
  *     trusted; the walk steps back to the chunk it came from (or starts
- *     anew: circ_recover).
+ *     anew: circ_recover).  A header merged away keeps its tag until the
+ *     memory is written over, so a stale position can lead to a header
+ *     that looks valid but is dead, and its `next` into garbage; stepping
+ *     back to such a header must not be repeated (circ_recover).
  *   - free() fences before releasing the chunk, so the freeing thread's
  *     payload stores cannot land after the next owner's.
  */
@@ -87,7 +94,21 @@ KDA_FN void circ_write_header(const kda_heap *h, uint32_t c, uint32_t state, uin
     }
 }
 
-KDA_FN uint32_t circ_slot(const kda_heap *h, int multi) { return multi ? kda_sm_id() % h->n_offsets : 0u; }
+/* The allocation offset a request of `units` units (header included)
+ * starts at, and moves: the only one, the SM's, or the large-request one. */
+KDA_FN uint32_t circ_slot(const kda_heap *h, int multi, uint32_t units)
+{
+    if (!multi) return 0;
+    return units > h->root_units ? h->n_offsets : kda_sm_id() % h->n_offsets;
+}
+
+/* Where the offset `slot` starts in a fresh pool: the start of the SM's
+ * heap, or for the large-request offset the first chunk after the heaps
+ * (the remainder, or the end marker). */
+KDA_FN uint32_t circ_home(const kda_heap *h, uint32_t slot)
+{
+    return (slot < h->n_offsets ? slot % h->n_heaps : h->n_heaps) * h->heap_units;
+}
 
 /* ---- the pre-split layout (layout.c): heaps, remainder, end marker ----
  * Chunk i (0-based) of a heap is C(i+1) = R / 2^floor(log2(i+1)) units:
@@ -112,49 +133,63 @@ KDA_FN void circ_init_chunk(const kda_heap *h, const kda_layout *l, uint32_t hea
 }
 
 /* The remainder, the end marker and the starting offsets (SM s starts in
- * heap s mod n_heaps); after every heap chunk is written. */
-KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused)
+ * heap s mod n_heaps, large requests after the heaps); after every heap
+ * chunk is written. */
+KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused, int multi)
 {
     if (circ_has_remainder(l))
         circ_write_header(h, circ_layout_end(l), KDA_STATE_FREE, l->units - 1, fused);
     circ_write_header(h, l->units - 1, KDA_STATE_USED, 0, fused);
-    for (uint32_t i = 0; i < h->n_offsets; i++) kda_store32(&h->offsets[i], (i % l->n_heaps) * l->heap_units);
+    for (uint32_t i = 0; i < h->n_offsets + (multi ? 1u : 0u); i++) kda_store32(&h->offsets[i], circ_home(h, i));
 }
 
 /* ---- allocation ---- */
 
 /* Where a walk stands: the chunk it is at, the one it came from (a
- * position known good a step ago), and how far it has gone. */
+ * position that looked good a step ago), where this walk started, the
+ * position it last failed at, and how far it has gone. */
 typedef struct circ_walk {
-    uint32_t c, prev, last_step, restarts;
+    uint32_t c, prev, last_step, start, failed, restarts;
     uint64_t walked;
 } circ_walk;
 
 #define CIRC_NONE 0xffffffffu
 
 /* The walk read a stale position.  Step back to where it came from and read
- * that chunk's successor again; failing that, start a new walk at the
- * allocation offset (if another thread has moved it since), else at the
- * start of the thread's own heap, else at unit 0, which is always a chunk. */
+ * that chunk's successor again (it has changed if its owner merged the
+ * stale chunk away).  If the walk has just stepped back, that chunk was
+ * dead too: start a new walk, at the allocation offset if another thread
+ * has moved it since this walk started, else at unit 0.  Unit 0 always
+ * starts a chunk (see the invariants), and a live chunk's `next` always
+ * leads to a live chunk (or one its owner is merging away), so a walk
+ * from there meets no dead header. */
 KDA_FN void circ_recover(const kda_heap *h, uint32_t slot, circ_walk *w)
 {
     w->restarts++;
     if (w->prev != CIRC_NONE) {
+        w->failed = w->c;
         w->c = w->prev;
         w->walked -= w->last_step;
         w->prev = CIRC_NONE;
         return;
     }
-    uint32_t hint = kda_load32(&h->offsets[slot]), home = (slot % h->n_heaps) * h->heap_units;
-    w->c = hint != w->c && hint < h->units ? hint : (home != w->c ? home : 0);
+    uint32_t hint = kda_load32(&h->offsets[slot]);
+    w->c = w->start = hint != w->start && hint < h->units ? hint : 0;
+    w->failed = CIRC_NONE;
     w->walked = 0;
 }
 
 /* Moves the walk on to `next`, read from the current chunk's header; a
- * value that cannot be the following chunk means the position was stale. */
+ * value that cannot be the following chunk means the position was stale,
+ * and so does the position the walk failed at, read again right after
+ * stepping back. */
 KDA_FN void circ_step(const kda_heap *h, uint32_t slot, circ_walk *w, uint32_t next)
 {
     uint32_t step;
+    if (w->prev == CIRC_NONE && next == w->failed) {
+        circ_recover(h, slot, w);
+        return;
+    }
     if (next > w->c && next < h->units) step = next - w->c;
     else if (next == 0 && w->c == h->units - 1) step = 1; /* past the end marker */
     else {
@@ -171,10 +206,11 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
 {
     if (size == 0 || size >= (uint64_t)h->units * KDA_UNIT) return NULL;
     uint32_t need = (uint32_t)((size + KDA_UNIT - 1) / KDA_UNIT) + 1; /* payload + header unit */
-    uint32_t slot = circ_slot(h, multi);
-    circ_walk w = {kda_load32(&h->offsets[slot]), CIRC_NONE, 0, 0, 0};
+    uint32_t slot = circ_slot(h, multi, need);
+    circ_walk w = {kda_load32(&h->offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0};
     uint32_t next;
     if (w.c >= h->units) w.c = 0;
+    w.start = w.c;
     for (;;) {
         if (w.walked >= h->units || w.restarts > KDA_MAX_RESTARTS) return NULL;
         uint32_t c = w.c;
@@ -223,10 +259,10 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
 {
     if (!ptr) return;
     uint32_t c = (uint32_t)(((unsigned char *)ptr - h->base) / KDA_UNIT) - 1;
-    uint32_t slot = circ_slot(h, multi);
     kda_fence(); /* our payload stores land before the chunk is free */
     if (fused) {
         uint32_t next = (uint32_t)(kda_load64(circ_word(h, c)) >> 32);
+        uint32_t slot = circ_slot(h, multi, next - c);
         uint64_t w = kda_load64(circ_word(h, next));
         if ((uint32_t)w == (circ_tag(h, next) | KDA_STATE_FREE) &&
             kda_cas64(circ_word(h, next), w, w | KDA_STATE_USED) == w) {
@@ -237,6 +273,7 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
         kda_store64(circ_word(h, c), circ_pack(h, c, KDA_STATE_FREE, next));
     } else {
         uint32_t next = kda_load32(circ_next(h, c));
+        uint32_t slot = circ_slot(h, multi, next - c);
         uint32_t free_flag = circ_tag(h, next) | KDA_STATE_FREE;
         if (kda_cas32(circ_flag(h, next), free_flag, free_flag | KDA_STATE_USED) == free_flag) {
             next = kda_load32(circ_next(h, next)); /* merge the free successor into c */

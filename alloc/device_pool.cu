@@ -21,7 +21,10 @@ __global__ void init_chunks(kda_heap heap, kda_layout layout)
                         KDA_CIRCULAR_FUSED);
 }
 
-__global__ void init_finish(kda_heap heap, kda_layout layout) { circ_init_finish(&heap, &layout, KDA_CIRCULAR_FUSED); }
+__global__ void init_finish(kda_heap heap, kda_layout layout)
+{
+    circ_init_finish(&heap, &layout, KDA_CIRCULAR_FUSED, KDA_CIRCULAR_MULTI);
+}
 #endif
 
 extern "C" int kda_pool_reset(kda_pool *pool, char *err, size_t errlen)
@@ -93,7 +96,10 @@ extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t
     }
     h->n_heaps = pool->layout.n_heaps;
     h->heap_units = pool->layout.heap_units;
-    if (cuda_failed(cudaMalloc(&pool->state, h->n_offsets * sizeof *h->offsets), what, err, errlen)) return -1;
+    h->root_units = pool->layout.root_units;
+    if (cuda_failed(cudaMalloc(&pool->state, (h->n_offsets + KDA_CIRCULAR_MULTI) * sizeof *h->offsets), what, err,
+                    errlen))
+        return -1;
     h->offsets = (uint32_t *)pool->state;
 #else
     if (cuda_failed(cudaMalloc(&pool->state, sizeof *h->counter), what, err, errlen)) return -1;

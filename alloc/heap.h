@@ -23,9 +23,11 @@ typedef struct kda_heap {
     uint32_t units;      /* pool size in 16-byte units (circular allocators) */
     uint32_t n_offsets;  /* circular: 1, or one allocation offset per SM */
     uint32_t epoch;      /* circular: bumped by every reset, part of each header's tag */
-    uint32_t n_heaps, heap_units; /* circular: the pre-split heaps (kda_layout) */
+    uint32_t n_heaps, heap_units, root_units; /* circular: the pre-split heaps (kda_layout) */
     uint64_t *counter;   /* bump: the shared allocation offset, in bytes */
-    uint32_t *offsets;   /* circular: memOffset per SM, in units */
+    uint32_t *offsets;   /* circular: memOffset per SM, in units; multi variants
+                          * have one more, offsets[n_offsets], for requests
+                          * larger than a heap's root chunk (circ_slot) */
 } kda_heap;
 
 /* The pre-split layout of a circular pool (see circular.h): n_heaps heaps

@@ -34,7 +34,8 @@ int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *e
     }
     h->n_heaps = pool->layout.n_heaps;
     h->heap_units = pool->layout.heap_units;
-    pool->state = h->offsets = calloc(h->n_offsets, sizeof *h->offsets);
+    h->root_units = pool->layout.root_units;
+    pool->state = h->offsets = calloc(h->n_offsets + KDA_CIRCULAR_MULTI, sizeof *h->offsets);
 #else
     (void)n_sms;
     pool->state = h->counter = calloc(1, sizeof *h->counter);
@@ -58,7 +59,7 @@ void kda_host_pool_reset(kda_pool *pool)
     for (uint32_t heap = 0; heap < l->n_heaps; heap++)
         for (uint32_t slot = 0; slot < l->chunks; slot++)
             circ_init_chunk(&pool->heap, l, heap, slot, KDA_CIRCULAR_FUSED);
-    circ_init_finish(&pool->heap, l, KDA_CIRCULAR_FUSED);
+    circ_init_finish(&pool->heap, l, KDA_CIRCULAR_FUSED, KDA_CIRCULAR_MULTI);
 #elif defined(KDA_ALLOCATOR_IS_BUMP)
     *pool->heap.counter = 0;
 #else

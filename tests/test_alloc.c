@@ -225,6 +225,34 @@ Test(alloc, stale_offset_is_not_trusted)
     kda_host_pool_destroy(&pool);
 }
 
+/* A header merged away keeps its tag until it is written over, so a stale
+ * position can lead to a dead header that looks valid, with a `next` into
+ * garbage.  A walk steps back to it once, then starts anew, instead of going
+ * back and forth between the two until it gives up (as it did on the GPU). */
+Test(alloc, dead_header_leading_into_garbage)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 1u << 20, 1, err, sizeof err), 0, "%s", err);
+    enum { BIG = 4096 };
+    unsigned char *big = kda_malloc(&pool.heap, BIG);
+    cr_assert_not_null(big);
+    fill(big, BIG, 77);
+    uint32_t big_unit = (uint32_t)((big - pool.heap.base) / KDA_UNIT) - 1;
+    uint32_t dead = big_unit + 10, garbage = big_unit + 100;
+    circ_write_header(&pool.heap, dead, KDA_STATE_USED, garbage, KDA_CIRCULAR_FUSED); /* as a merge leaves it */
+    unsigned char before[BIG];
+    memcpy(before, big, BIG);
+    pool.heap.offsets[0] = dead; /* a stale hint */
+    unsigned char *p = kda_malloc(&pool.heap, 64);
+    cr_assert_not_null(p, "the walk gave up between a dead header and the garbage it points to");
+    cr_assert(p + 64 <= big || p >= big + BIG, "malloc handed out memory inside a live block");
+    cr_assert_eq(memcmp(before, big, BIG), 0, "the live block was written");
+    kda_free(&pool.heap, p);
+    kda_free(&pool.heap, big);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
 /* A reset must also retire the old headers still in memory: a free one
  * left inside what is now a live block is not handed out. */
 Test(alloc, headers_from_before_a_reset_are_not_trusted)
@@ -329,6 +357,37 @@ Test(alloc, each_sm_starts_in_its_heap)
         kda_free(&pool.heap, p);
     }
     kda_host_set_sm(0);
+    kda_host_pool_destroy(&pool);
+}
+
+/* A request larger than a heap's root starts at the large-request offset,
+ * after the heaps, instead of walking through every SM's heap; small ones
+ * stay in their SM's heap. */
+Test(alloc, large_requests_start_after_the_heaps)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 8, err, sizeof err), 0, "%s", err);
+    const kda_layout *l = &pool.layout;
+    uint64_t heaps_end = (uint64_t)l->n_heaps * l->heap_units;
+    cr_assert_eq(pool.heap.offsets[pool.heap.n_offsets], heaps_end);
+    uint64_t root_bytes = (uint64_t)l->root_units * KDA_UNIT;
+    kda_host_set_sm(3);
+    unsigned char *small = kda_malloc(&pool.heap, root_bytes - KDA_UNIT); /* fits the root with its header */
+    unsigned char *large = kda_malloc(&pool.heap, root_bytes);
+    cr_assert(small && large);
+    uint64_t small_unit = (uint64_t)(small - pool.heap.base) / KDA_UNIT - 1;
+    uint64_t large_unit = (uint64_t)(large - pool.heap.base) / KDA_UNIT - 1;
+    cr_assert_eq(small_unit, 3ull * l->heap_units, "the root of SM 3's heap serves what fits it");
+    cr_assert_eq(large_unit, heaps_end, "the first large request is served at the remainder's start");
+    cr_assert_eq(pool.heap.offsets[pool.heap.n_offsets], large_unit + l->root_units + 1, "large offset moved");
+    cr_assert_eq(pool.heap.offsets[3], small_unit + l->root_units, "SM 3's offset moved");
+    unsigned char *large2 = kda_malloc(&pool.heap, root_bytes);
+    cr_assert_eq(large2, large + root_bytes + KDA_UNIT, "the next one follows it");
+    kda_free(&pool.heap, large2);
+    kda_free(&pool.heap, large);
+    kda_free(&pool.heap, small);
+    kda_host_set_sm(0);
+    expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }
 
