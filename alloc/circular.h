@@ -21,8 +21,10 @@
  * Offsets are 32-bit unit numbers, so a pool may be up to 64 GiB.
  *
  * Invariants.
- *   - Unit 0 always starts a chunk: its predecessor is the end marker, which
- *     is never freed, so nothing ever merges unit 0 away.
+ *   - Every home (circ_home: unit 0, and for the multi variants each heap's
+ *     first unit and the remainder's) always starts a chunk: free() never
+ *     merges a home into its predecessor (unit 0's predecessor is the end
+ *     marker, which is never freed anyway).
  *   - Only the thread holding chunk c (flag used) changes c's header, and
  *     only it may merge c's successor into c; so while a thread holds c,
  *     next(c) is a genuine chunk.
@@ -32,6 +34,10 @@
  *   - Payloads are 16-byte aligned and requests are padded to 16 bytes.
  *   - A walk that has passed one whole circle of the pool returns NULL
  *     instead of spinning (so does one restarted KDA_MAX_RESTARTS times).
+ *     It must be a circle from the offset's home, though: a walk that
+ *     started at the offset may have followed stale headers past free
+ *     chunks, or passed the one chunk large enough while another thread
+ *     held it to split it; it gets one more circle, from the home.
  *   - Tags.  A thread may read a header position it does not hold while the
  *     owner of the chunk before it frees, merges it away, and the merged
  *     chunk is handed out and overwritten (the paper argues the reader cannot
@@ -102,12 +108,23 @@ KDA_FN uint32_t circ_slot(const kda_heap *h, int multi, uint32_t units)
     return units > h->root_units ? h->n_offsets : kda_sm_id() % h->n_offsets;
 }
 
-/* Where the offset `slot` starts in a fresh pool: the start of the SM's
- * heap, or for the large-request offset the first chunk after the heaps
- * (the remainder, or the end marker). */
+/* Where the offset `slot` starts in a fresh pool, and where a walk from
+ * it starts anew: the start of the SM's heap, or for the large-request
+ * offset the first chunk after the heaps (the remainder, or the end
+ * marker).  A home is never merged away (circ_is_home), so it always
+ * starts a chunk. */
 KDA_FN uint32_t circ_home(const kda_heap *h, uint32_t slot)
 {
-    return (slot < h->n_offsets ? slot % h->n_heaps : h->n_heaps) * h->heap_units;
+    if (slot < h->n_offsets) return slot % h->n_heaps * h->heap_units;
+    uint32_t end = h->n_heaps * h->heap_units;
+    return h->units - 1 - end >= 2 ? end : h->units - 1;
+}
+
+KDA_FN int circ_is_home(const kda_heap *h, uint32_t unit, int multi)
+{
+    if (unit == 0) return 1;
+    if (!multi) return 0;
+    return (unit < h->n_heaps * h->heap_units && unit % h->heap_units == 0) || unit == circ_home(h, h->n_offsets);
 }
 
 /* ---- the pre-split layout (layout.c): heaps, remainder, end marker ----
@@ -150,6 +167,7 @@ KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused, 
  * position it last failed at, and how far it has gone. */
 typedef struct circ_walk {
     uint32_t c, prev, last_step, start, failed, restarts;
+    int last_circle; /* the circle from the home: the last one */
     uint64_t walked;
 } circ_walk;
 
@@ -159,10 +177,10 @@ typedef struct circ_walk {
  * that chunk's successor again (it has changed if its owner merged the
  * stale chunk away).  If the walk has just stepped back, that chunk was
  * dead too: start a new walk, at the allocation offset if another thread
- * has moved it since this walk started, else at unit 0.  Unit 0 always
- * starts a chunk (see the invariants), and a live chunk's `next` always
- * leads to a live chunk (or one its owner is merging away), so a walk
- * from there meets no dead header. */
+ * has moved it since this walk started, else at the offset's home.  A home
+ * always starts a chunk (see the invariants), and a live chunk's `next`
+ * always leads to a live chunk (or one its owner is merging away), so a
+ * walk from there meets no dead header. */
 KDA_FN void circ_recover(const kda_heap *h, uint32_t slot, circ_walk *w)
 {
     w->restarts++;
@@ -174,7 +192,7 @@ KDA_FN void circ_recover(const kda_heap *h, uint32_t slot, circ_walk *w)
         return;
     }
     uint32_t hint = kda_load32(&h->offsets[slot]);
-    w->c = w->start = hint != w->start && hint < h->units ? hint : 0;
+    w->c = w->start = hint != w->start && hint < h->units ? hint : circ_home(h, slot);
     w->failed = CIRC_NONE;
     w->walked = 0;
 }
@@ -207,12 +225,19 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     if (size == 0 || size >= (uint64_t)h->units * KDA_UNIT) return NULL;
     uint32_t need = (uint32_t)((size + KDA_UNIT - 1) / KDA_UNIT) + 1; /* payload + header unit */
     uint32_t slot = circ_slot(h, multi, need);
-    circ_walk w = {kda_load32(&h->offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0};
+    circ_walk w = {kda_load32(&h->offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0};
     uint32_t next;
     if (w.c >= h->units) w.c = 0;
     w.start = w.c;
     for (;;) {
-        if (w.walked >= h->units || w.restarts > KDA_MAX_RESTARTS) return NULL;
+        if (w.restarts > KDA_MAX_RESTARTS) return NULL;
+        if (w.walked >= h->units) { /* one whole circle */
+            if (w.last_circle) return NULL;
+            w.last_circle = 1;
+            w.c = w.start = circ_home(h, slot);
+            w.prev = w.failed = CIRC_NONE;
+            w.walked = 0;
+        }
         uint32_t c = w.c;
         if (fused) {
             uint64_t word = kda_load64(circ_word(h, c));
@@ -264,7 +289,7 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
         uint32_t next = (uint32_t)(kda_load64(circ_word(h, c)) >> 32);
         uint32_t slot = circ_slot(h, multi, next - c);
         uint64_t w = kda_load64(circ_word(h, next));
-        if ((uint32_t)w == (circ_tag(h, next) | KDA_STATE_FREE) &&
+        if (!circ_is_home(h, next, multi) && (uint32_t)w == (circ_tag(h, next) | KDA_STATE_FREE) &&
             kda_cas64(circ_word(h, next), w, w | KDA_STATE_USED) == w) {
             next = (uint32_t)(w >> 32); /* merge the free successor into c */
             kda_store32(&h->offsets[slot], next);
@@ -275,7 +300,8 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
         uint32_t next = kda_load32(circ_next(h, c));
         uint32_t slot = circ_slot(h, multi, next - c);
         uint32_t free_flag = circ_tag(h, next) | KDA_STATE_FREE;
-        if (kda_cas32(circ_flag(h, next), free_flag, free_flag | KDA_STATE_USED) == free_flag) {
+        if (!circ_is_home(h, next, multi) &&
+            kda_cas32(circ_flag(h, next), free_flag, free_flag | KDA_STATE_USED) == free_flag) {
             next = kda_load32(circ_next(h, next)); /* merge the free successor into c */
             kda_store32(circ_next(h, c), next);
             kda_store32(&h->offsets[slot], next);

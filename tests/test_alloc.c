@@ -391,6 +391,35 @@ Test(alloc, large_requests_start_after_the_heaps)
     kda_host_pool_destroy(&pool);
 }
 
+static void find_chunk(void *ctx, uint32_t unit, uint32_t size_units, int used)
+{
+    (void)size_units, (void)used;
+    uint32_t *want = ctx;
+    if (unit == want[0]) want[1] = 1;
+}
+
+/* A heap's first unit is a home, where walks start anew: freeing the chunk
+ * before it (the last of the previous heap) never merges it away. */
+Test(alloc, heap_starts_are_never_merged_away)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 4, err, sizeof err), 0, "%s", err);
+    const kda_layout *l = &pool.layout;
+    uint32_t last = l->heap_units - KDA_MIN_CHUNK_UNITS; /* heap 0's last, smallest chunk */
+    kda_host_set_sm(0);
+    pool.heap.offsets[0] = last;
+    unsigned char *p = kda_malloc(&pool.heap, (KDA_MIN_CHUNK_UNITS - 1) * KDA_UNIT); /* fills it exactly */
+    cr_assert_eq(p, pool.heap.base + (uint64_t)(last + 1) * KDA_UNIT);
+    kda_free(&pool.heap, p); /* its successor, heap 1's first chunk, is free */
+    uint32_t want[2] = {l->heap_units, 0};
+    kda_scan scan;
+    kda_scan_circular(pool.heap.base, &pool.heap, &scan, find_chunk, want);
+    cr_assert(scan.well_formed, "%s", scan.problem);
+    cr_assert(want[1], "heap 1's first chunk was merged into heap 0's last");
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
 /* A pool far too small for one heap per SM still works, with fewer heaps. */
 Test(alloc, tiny_pool_with_many_sms)
 {
