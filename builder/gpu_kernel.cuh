@@ -11,14 +11,17 @@
  *     CHUNK-reference chunks that any warps take, and the warp that finishes
  *     the last chunk of a phase moves the node on (SAH and child allocation
  *     after BIN; freeing the parent and taking the children after SCATTER).
- * Sharing.  A busy warp gives the bottom (oldest, largest) task of its
- * stack to an idle warp of its own block through shared memory, or, every
- * GLOBAL_CHECK nodes, to the global queue when more warps are idle
- * (state.hungry) than entries are queued.  An idle warp takes work from its
- * block first; only one warp per block at a time (the seeker) polls the
- * global queue, so idle warps do not flood the queue's cache lines while
- * busy ones try to use them.  Every entry (global or block) counts in
- * state.pending until the warp that took it has emptied its stack.
+ * Sharing.  While more warps are idle (state.hungry) than entries are
+ * queued, a warp sends every child of at least SHARE_MIN references to
+ * the global queue instead of its own stack; and after each node it gives
+ * the bottom (oldest, largest) task of its stack to an idle warp of its own
+ * block through shared memory, or, every GLOBAL_CHECK nodes, to the global
+ * queue.  An idle warp takes work from its block first; one warp per block
+ * at a time (the seeker) takes a ticket on the global queue (one atomicAdd,
+ * gpu_queue.cuh) and waits for that entry, so idle warps neither flood the
+ * queue's cache lines nor fight over its head with failing CASes.  Every
+ * entry (global or block) counts in state.pending until the warp that took
+ * it has emptied its stack.
  * Memory ordering.  A warp's stores are fenced (__threadfence by every
  * lane) before the atomic or queue release that lets another warp see its
  * work; data other warps wrote is read through L2 (__ldcg), never a stale
@@ -32,14 +35,26 @@
 #include "gpu_queue.cuh"
 #include "gpu_sah.cuh"
 
+/* The tuning constants marked (-D) may be overridden at compile time for
+ * experiments; the defaults were measured best on an H200 (docs/RESULTS.md). */
 #define WARPS_PER_BLOCK 8
-#define BIG_NODE 2048    /* nodes with more references are split by many warps */
-#define CHUNK 512        /* references per chunk of a big node */
+#ifndef BIG_NODE /* (-D) */
+#define BIG_NODE 1024    /* nodes with more references are split by many warps */
+#endif
+#ifndef CHUNK /* (-D) */
+#define CHUNK 256        /* references per chunk of a big node */
+#endif
 #define OUT_BATCH 1024   /* leaf references a warp reserves at once */
 #define LOCAL_TASKS 16   /* a warp's own stack of node tasks */
 #define BLOCK_TASKS 16   /* tasks the warps of a block hand to each other */
+#ifndef GLOBAL_CHECK /* (-D) */
 #define GLOBAL_CHECK 16  /* nodes between a busy warp's looks at global counters */
+#endif
+#ifndef SHARE_MIN /* (-D) */
+#define SHARE_MIN 64u   /* a child this large goes to the global queue at once while warps are hungry */
+#endif
 #define NO_SLOT 0xffffffffu
+#define NO_TICKET 0xffffffffu
 
 enum { PHASE_BIN = 0, PHASE_SCATTER = 1 };
 enum {
@@ -152,6 +167,7 @@ typedef struct warp_ctx {
     uint32_t since_check; /* nodes since the last look at global counters */
     uint32_t bottom, count;    /* the local stack */
     uint32_t out_pos, out_end; /* leaf references reserved, not yet used */
+    uint32_t ticket;           /* the block's seeker: its queue position, or NO_TICKET */
     unsigned long long n_alloc, alloc_bytes, alloc_sq;
 } warp_ctx;
 
@@ -443,6 +459,15 @@ static __device__ int lane0_block_pop(block_smem *b, task *t)
     return ok;
 }
 
+/* Whether more warps wait for work than entries are queued (lane 0). */
+static __device__ int lane0_queue_hungry(const warp_ctx *c)
+{
+    const build_state *st = c->p->state;
+    /* Negative while seekers hold tickets for entries not yet pushed. */
+    int32_t queued = (int32_t)(ld_relaxed_u32(&st->q_tail.v) - ld_relaxed_u32(&st->q_head.v));
+    return (int32_t)ld_relaxed_u32(&st->hungry.v) > queued;
+}
+
 /* Gives the bottom task of the stack to an idle warp of the block, or now
  * and then to the global queue while idle warps outnumber queued entries. */
 static __device__ void maybe_donate(warp_ctx *c)
@@ -454,9 +479,7 @@ static __device__ void maybe_donate(warp_ctx *c)
         if (shared_read(&b->idle) > shared_read(&b->count)) {
             where = 1;
         } else if (++c->since_check >= GLOBAL_CHECK) {
-            const build_state *st = c->p->state;
-            uint32_t queued = ld_relaxed_u32(&st->q_tail.v) - ld_relaxed_u32(&st->q_head.v);
-            where = ld_relaxed_u32(&st->hungry.v) > queued ? 2 : 0;
+            where = lane0_queue_hungry(c) ? 2 : 0;
             c->since_check = 0;
         }
     }
@@ -594,7 +617,8 @@ static __device__ void warp_take_children(warp_ctx *c, const task *t, const spli
         if (ch->n == 0) {
             if (c->lane == 0) c->p->nodes[ch->node] = kdtree_make_leaf(0, 0);
         } else if (ch->n <= BIG_NODE || !warp_start_big(c, ch)) {
-            local_push(c, ch);
+            if (ch->n >= SHARE_MIN && broadcast(c->lane == 0 && lane0_queue_hungry(c))) warp_publish(c, ch);
+            else local_push(c, ch);
         }
     }
 }
@@ -787,27 +811,31 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
     warp_take_children(c, t, &d, left, right);
 }
 
-/* Finds the warp's next entry: from the block's shared tasks, else (the
- * block's seeker only) from the global queue.  1: got one in sm->popped;
- * 0: none yet; -1: the build is over. */
+/* Finds the warp's next entry: from the block's shared tasks, else from
+ * the global queue, through the block's seeker: one idle warp per block
+ * takes a ticket and waits for nothing but that entry (a ticket cannot be
+ * given back, so the entry must not wait for a busy warp).  1: got one in
+ * sm->popped; 0: none yet; -1: the build is over. */
 static __device__ int warp_find_work(warp_ctx *c)
 {
     const build_params *p = c->p;
     int got = 0;
     if (c->lane == 0) {
         block_smem *b = c->bs;
-        if (lane0_block_pop(b, &c->sm->popped)) {
-            got = 1;
-        } else if (atomicCAS(&b->seeker, 0, 1) == 0) {
-            uint32_t pos = ring_claim(&p->queue);
-            if (pos != UINT32_MAX) {
-                c->sm->popped = load_task(&p->cells[pos & (p->queue.capacity - 1)]);
-                ring_release(&p->queue, pos);
+        if (c->ticket == NO_TICKET) {
+            if (lane0_block_pop(b, &c->sm->popped)) got = 1;
+            else if (atomicCAS(&b->seeker, 0, 1) == 0) c->ticket = ring_ticket(&p->queue);
+        }
+        if (c->ticket != NO_TICKET) {
+            if (ring_ready(&p->queue, c->ticket)) {
+                c->sm->popped = load_task(&p->cells[c->ticket & (p->queue.capacity - 1)]);
+                ring_release(&p->queue, c->ticket);
+                c->ticket = NO_TICKET;
+                atomicExch(&b->seeker, 0);
                 got = 1;
             } else if (ld_acquire_u32(&p->state->pending.v) == 0 || build_failed(p)) {
-                atomicExch(&b->done, 1);
+                atomicExch(&b->done, 1); /* no entry will come: the ticket is void */
             }
-            atomicExch(&b->seeker, 0);
         }
         if (!got && shared_read(&b->done)) got = -1;
     }
@@ -831,6 +859,7 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) build_kernel(
     c.since_check = 0;
     c.bottom = c.count = 0;
     c.out_pos = c.out_end = 0;
+    c.ticket = NO_TICKET;
     c.n_alloc = c.alloc_bytes = c.alloc_sq = 0;
     if (c.lane < PROF_COUNT) c.sm->profile[c.lane] = 0;
     __syncwarp();
@@ -844,7 +873,7 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) build_kernel(
                 atomicAdd(&block.idle, 1);
                 atomicAdd(&p.state->hungry.v, 1u);
             }
-            __nanosleep(idle < 6 ? 32u << idle : 2048u);
+            __nanosleep(idle < 4 ? 32u << idle : 512u);
             idle++;
             continue;
         }

@@ -10,11 +10,18 @@
  * once for a bulk push), checks that the ring cannot overflow, waits until
  * each of its cells is free (its previous entry has been claimed, so it is
  * only being read, which ends soon), writes the entry and releases the
- * sequence number.  A consumer claims position `head` with atomicCAS, reads
- * the entry and releases the cell.  Stores of the entry are ordered before
- * the sequence number by st.release, and loads after it by ld.acquire.
+ * sequence number.  A consumer either claims position `head` with
+ * atomicCAS when its entry is there (ring_claim: never waits), or takes a
+ * ticket, the next position, with one atomicAdd on `head` and waits until
+ * the entry of that position is published (ring_ticket, ring_ready): under
+ * contention an atomicAdd always succeeds where most CASes fail, so tickets
+ * hand out entries many times faster; `head` may then run ahead of `tail`.
+ * It reads the entry and releases the cell.  Stores of the entry are
+ * ordered before the sequence number by st.release, and loads after it by
+ * ld.acquire.
  *
- * The same ring, with a 32-bit payload, is the pool of free big-task slots.
+ * The same ring, with a 32-bit payload, is the pool of free big-task slots
+ * (taken with ring_claim only).
  */
 #ifndef KDA_GPU_QUEUE_CUH
 #define KDA_GPU_QUEUE_CUH
@@ -53,7 +60,7 @@ static __device__ __forceinline__ uint32_t ring_reserve(const ring *r, uint32_t 
 {
     uint32_t pos = atomicAdd(r->tail, count);
     uint32_t head = ld_relaxed_u32(r->head);
-    if (pos + count - head > r->capacity) return UINT32_MAX;
+    if ((int32_t)(pos + count - head) > (int32_t)r->capacity) return UINT32_MAX; /* head may be ahead: signed */
     return pos;
 }
 
@@ -81,6 +88,15 @@ static __device__ __forceinline__ uint32_t ring_claim(const ring *r)
         if (dif < 0) return UINT32_MAX;
         if (dif == 0 && atomicCAS(r->head, pos, pos + 1) == pos) return pos;
     }
+}
+
+/* Takes the next position to consume, whether or not its entry is there. */
+static __device__ __forceinline__ uint32_t ring_ticket(const ring *r) { return atomicAdd(r->head, 1u); }
+
+/* Whether the entry of a ticket's position has been published. */
+static __device__ __forceinline__ int ring_ready(const ring *r, uint32_t pos)
+{
+    return ld_acquire_u32(&r->seq[pos & (r->capacity - 1)]) == pos + 1;
 }
 
 /* After the claimed entry was read: frees its cell for a later round. */
