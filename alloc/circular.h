@@ -68,7 +68,7 @@
  * request needs (header included); below that it is handed out whole. */
 #define KDA_MAX_FRAG_NUM 5u
 #define KDA_MAX_FRAG_DEN 4u
-/* Walks restarted after a stale read before malloc gives up. */
+/* Recoveries from stale reads (steps back and restarts) before malloc gives up. */
 #define KDA_MAX_RESTARTS 1024u
 
 #define KDA_STATE_FREE 0u
@@ -106,6 +106,14 @@ KDA_FN uint32_t circ_slot(const kda_heap *h, int multi, uint32_t units)
 {
     if (!multi) return 0;
     return units > h->root_units ? h->n_offsets : kda_sm_id() % h->n_offsets;
+}
+
+/* The offset a free of chunk c moves: the large-request one for a chunk in
+ * the remainder (where it lives), else the SM's. */
+KDA_FN uint32_t circ_free_slot(const kda_heap *h, int multi, uint32_t c)
+{
+    if (!multi) return 0;
+    return c >= h->n_heaps * h->heap_units ? h->n_offsets : kda_sm_id() % h->n_offsets;
 }
 
 /* Where the offset `slot` starts in a fresh pool, and where a walk from
@@ -167,7 +175,7 @@ KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused, 
  * position it last failed at, and how far it has gone. */
 typedef struct circ_walk {
     uint32_t c, prev, last_step, start, failed, restarts;
-    int last_circle; /* the circle from the home: the last one */
+    int last_circle; /* this circle started at home: NULL when it ends */
     uint64_t walked;
 } circ_walk;
 
@@ -180,7 +188,9 @@ typedef struct circ_walk {
  * has moved it since this walk started, else at the offset's home.  A home
  * always starts a chunk (see the invariants), and a live chunk's `next`
  * always leads to a live chunk (or one its owner is merging away), so a
- * walk from there meets no dead header. */
+ * walk from there meets a dead header only through a race, which the tag
+ * and `failed` checks catch.  In the last circle (see circ_malloc) a walk
+ * starts anew at home only. */
 KDA_FN void circ_recover(const kda_heap *h, uint32_t slot, circ_walk *w)
 {
     w->restarts++;
@@ -192,7 +202,7 @@ KDA_FN void circ_recover(const kda_heap *h, uint32_t slot, circ_walk *w)
         return;
     }
     uint32_t hint = kda_load32(&h->offsets[slot]);
-    w->c = w->start = hint != w->start && hint < h->units ? hint : circ_home(h, slot);
+    w->c = w->start = !w->last_circle && hint != w->start && hint < h->units ? hint : circ_home(h, slot);
     w->failed = CIRC_NONE;
     w->walked = 0;
 }
@@ -227,8 +237,9 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     uint32_t slot = circ_slot(h, multi, need);
     circ_walk w = {kda_load32(&h->offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0};
     uint32_t next;
-    if (w.c >= h->units) w.c = 0;
+    if (w.c >= h->units) w.c = circ_home(h, slot);
     w.start = w.c;
+    w.last_circle = w.start == circ_home(h, slot);
     for (;;) {
         if (w.restarts > KDA_MAX_RESTARTS) return NULL;
         if (w.walked >= h->units) { /* one whole circle */
@@ -287,7 +298,7 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
     kda_fence(); /* our payload stores land before the chunk is free */
     if (fused) {
         uint32_t next = (uint32_t)(kda_load64(circ_word(h, c)) >> 32);
-        uint32_t slot = circ_slot(h, multi, next - c);
+        uint32_t slot = circ_free_slot(h, multi, c);
         uint64_t w = kda_load64(circ_word(h, next));
         if (!circ_is_home(h, next, multi) && (uint32_t)w == (circ_tag(h, next) | KDA_STATE_FREE) &&
             kda_cas64(circ_word(h, next), w, w | KDA_STATE_USED) == w) {
@@ -298,7 +309,7 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
         kda_store64(circ_word(h, c), circ_pack(h, c, KDA_STATE_FREE, next));
     } else {
         uint32_t next = kda_load32(circ_next(h, c));
-        uint32_t slot = circ_slot(h, multi, next - c);
+        uint32_t slot = circ_free_slot(h, multi, c);
         uint32_t free_flag = circ_tag(h, next) | KDA_STATE_FREE;
         if (!circ_is_home(h, next, multi) &&
             kda_cas32(circ_flag(h, next), free_flag, free_flag | KDA_STATE_USED) == free_flag) {

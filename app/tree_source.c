@@ -104,7 +104,7 @@ static int build_cpu(const scene *s, tree_result *r)
 static int build_gpu(const tree_source *ts, const scene *s, tree_result *r)
 {
     char err[CLI_ERR];
-    gpu_build_options opt = {ts->pool_factor, ts->pool_mb << 20, ts->repeat};
+    gpu_build_options opt = {ts->pool_factor, ts->pool_mb << 20, ts->repeat, 0};
     r->builder = "GPU, binned + exact SAH, one persistent kernel";
     r->on_gpu = 1;
     if (gpu_scene_upload(s, &r->gpu_scene, err, sizeof err) ||

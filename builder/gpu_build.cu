@@ -263,6 +263,32 @@ static uint32_t pow2_at_least(uint64_t v)
 
 static uint32_t grow(uint32_t cap, uint32_t limit) { return cap >= limit / 2 ? limit : cap * 2; }
 
+/* Grows the array whose overflow stopped a build (its buffer is freed, and
+ * alloc_buffers allocates it anew at the larger size); 0 when the build
+ * stopped for another reason. */
+static int grow_full_array(build_buffers *b, uint32_t error)
+{
+    switch (error) {
+    case BUILD_QUEUE_FULL:
+        b->queue_capacity = grow(b->queue_capacity, 1u << 30); /* positions are compared as int32_t */
+        cudaFree(b->cells), cudaFree(b->queue_seq);
+        b->cells = NULL, b->queue_seq = NULL;
+        return 1;
+    case BUILD_NODES_FULL:
+        b->node_capacity = grow(b->node_capacity, KDTREE_MAX_COUNT);
+        cudaFree(b->nodes);
+        b->nodes = NULL;
+        return 1;
+    case BUILD_REFS_FULL:
+        b->refs_capacity = grow(b->refs_capacity, UINT32_MAX);
+        cudaFree(b->refs_out);
+        b->refs_out = NULL;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* ------------------------------------------------------------------------
  * One build
  * ------------------------------------------------------------------------ */
@@ -416,7 +442,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
         uint64_t refs = 24ull * n + (uint64_t)OUT_BATCH * shape.blocks * WARPS_PER_BLOCK;
         b.refs_capacity = (uint32_t)(refs < UINT32_MAX ? refs : UINT32_MAX);
     }
-    b.queue_capacity = pow2_at_least(65536 + n / 8);
+    b.queue_capacity = pow2_at_least(opt->queue_capacity ? opt->queue_capacity : 65536 + n / 8);
 
     /* The warm-up build collects the statistics; grown arrays rerun it. */
     for (int attempt = 0;; attempt++) {
@@ -425,26 +451,9 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
             run_build(g, &pool, &b, shape, 1, &ms, &st, err, errlen))
             goto fail;
         if (st.error.v == BUILD_OK) break;
-        if (attempt + 1 >= MAX_ATTEMPTS) {
+        if (attempt + 1 >= MAX_ATTEMPTS || !grow_full_array(&b, st.error.v)) {
             describe_failure(&st, opt, pool_bytes, err, errlen);
             goto fail;
-        }
-        if (st.error.v < BUILD_QUEUE_FULL || st.error.v > BUILD_REFS_FULL) {
-            describe_failure(&st, opt, pool_bytes, err, errlen);
-            goto fail;
-        }
-        if (st.error.v == BUILD_QUEUE_FULL) {
-            b.queue_capacity = grow(b.queue_capacity, 1u << 31);
-            cudaFree(b.cells), cudaFree(b.queue_seq);
-            b.cells = NULL, b.queue_seq = NULL;
-        } else if (st.error.v == BUILD_NODES_FULL) {
-            b.node_capacity = grow(b.node_capacity, KDTREE_MAX_COUNT);
-            cudaFree(b.nodes);
-            b.nodes = NULL;
-        } else {
-            b.refs_capacity = grow(b.refs_capacity, UINT32_MAX);
-            cudaFree(b.refs_out);
-            b.refs_out = NULL;
         }
     }
     stats->n_alloc = st.n_alloc;
@@ -473,9 +482,14 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
         snprintf(err, errlen, "out of host memory");
         goto fail;
     }
-    for (uint32_t r = 0; r < repeat; r++) {
-        if (run_build(g, &pool, &b, shape, 0, &times[r], &st, err, errlen)) goto fail;
-        if (st.error.v != BUILD_OK) { /* the same build can fail anew: its allocations race */
+    /* The same build can fail anew (its allocations and its work sharing
+     * race): a full array is grown and that build repeated. */
+    for (uint32_t r = 0, attempt = 0; r < repeat;) {
+        if (alloc_buffers(&b, n, err, errlen) || run_build(g, &pool, &b, shape, 0, &times[r], &st, err, errlen))
+            goto fail;
+        if (st.error.v == BUILD_OK) {
+            r++;
+        } else if (++attempt >= MAX_ATTEMPTS || !grow_full_array(&b, st.error.v)) {
             describe_failure(&st, opt, pool_bytes, err, errlen);
             goto fail;
         }

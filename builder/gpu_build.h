@@ -52,6 +52,7 @@ typedef struct gpu_build_options {
     double pool_factor;   /* pool = factor x the root array's bytes ... */
     uint64_t pool_bytes;  /* ... unless this is non-zero */
     uint32_t repeat;      /* timed builds after the warm-up (>= 1) */
+    uint32_t queue_capacity; /* first size of the task queue (grown on overflow); 0: from the scene */
 } gpu_build_options;
 
 typedef struct gpu_build_stats {

@@ -341,7 +341,7 @@ static __device__ int lane0_push(warp_ctx *c, const task *t)
         return -1;
     }
     atomicAdd(&p->state->pending.v, 1u);
-    ring_wait_free(&p->queue, pos);
+    if (ring_wait_free(&p->queue, pos, &p->state->error.v)) return -1; /* the build failed meanwhile */
     write_cell(&p->cells[pos & (p->queue.capacity - 1)], t);
     ring_publish(&p->queue, pos);
     return 0;
@@ -379,7 +379,7 @@ static __device__ void warp_push_chunks(warp_ctx *c, uint32_t slot, uint32_t pha
         e.node = 0;
         e.depth = phase;
         e.slot = slot;
-        ring_wait_free(&p->queue, pos + i);
+        if (ring_wait_free(&p->queue, pos + i, &p->state->error.v)) continue; /* the build failed meanwhile */
         write_cell(&p->cells[(pos + i) & (p->queue.capacity - 1)], &e);
         ring_publish(&p->queue, pos + i);
     }
@@ -543,7 +543,7 @@ static __device__ void lane0_release_slot(warp_ctx *c, uint32_t id)
 {
     const build_params *p = c->p;
     uint32_t pos = ring_reserve(&p->slot_ring, 1); /* cannot overflow: one cell per slot */
-    ring_wait_free(&p->slot_ring, pos);
+    if (ring_wait_free(&p->slot_ring, pos, &p->state->error.v)) return;
     p->slot_ids[pos & (p->slot_ring.capacity - 1)] = id;
     ring_publish(&p->slot_ring, pos);
 }

@@ -8,10 +8,10 @@
  *   seq == p + cap    its entry was taken and read: free for position p + cap.
  * A producer reserves positions with one atomicAdd on `tail` (several at
  * once for a bulk push), checks that the ring cannot overflow, waits until
- * each of its cells is free (its previous entry has been claimed, so it is
- * only being read, which ends soon), writes the entry and releases the
- * sequence number.  A consumer either claims position `head` with
- * atomicCAS when its entry is there (ring_claim: never waits), or takes a
+ * each of its cells is free (its previous entry has been read and
+ * released), writes the entry and releases the sequence number.  A
+ * consumer either claims position `head` with atomicCAS when its entry is
+ * there (ring_claim: never waits), or takes a
  * ticket, the next position, with one atomicAdd on `head` and waits until
  * the entry of that position is published (ring_ticket, ring_ready): under
  * contention an atomicAdd always succeeds where most CASes fail, so tickets
@@ -19,6 +19,11 @@
  * It reads the entry and releases the cell.  Stores of the entry are
  * ordered before the sequence number by st.release, and loads after it by
  * ld.acquire.
+ *
+ * Once the build has failed, a position may stay unpublished or untaken for
+ * good (a reservation refused for overflow still moved `tail`; a seeker
+ * leaves its ticket), and with tickets `head` can pass it: a producer that
+ * waits for a cell therefore gives up when the build's error flag is set.
  *
  * The same ring, with a 32-bit payload, is the pool of free big-task slots
  * (taken with ring_claim only).
@@ -55,7 +60,8 @@ typedef struct ring {
 } ring;
 
 /* Reserves `count` positions; returns the first, or UINT32_MAX when the
- * ring would overflow (the caller reports it: nothing was published). */
+ * ring would overflow (the caller reports it: nothing was published, but
+ * `tail` has moved past the positions). */
 static __device__ __forceinline__ uint32_t ring_reserve(const ring *r, uint32_t count)
 {
     uint32_t pos = atomicAdd(r->tail, count);
@@ -64,11 +70,16 @@ static __device__ __forceinline__ uint32_t ring_reserve(const ring *r, uint32_t 
     return pos;
 }
 
-/* Waits until the cell of position pos may be written. */
-static __device__ __forceinline__ void ring_wait_free(const ring *r, uint32_t pos)
+/* Waits until the cell of position pos may be written: 0, or -1 when
+ * *stop became non-zero first. */
+static __device__ __forceinline__ int ring_wait_free(const ring *r, uint32_t pos, const uint32_t *stop)
 {
     const uint32_t *s = &r->seq[pos & (r->capacity - 1)];
-    while (ld_acquire_u32(s) != pos) __nanosleep(32);
+    while (ld_acquire_u32(s) != pos) {
+        if (ld_relaxed_u32(stop)) return -1;
+        __nanosleep(32);
+    }
+    return 0;
 }
 
 /* Makes the entry of position pos visible to consumers. */
