@@ -76,6 +76,10 @@ void kda_host_pool_destroy(kda_pool *pool);
 /* Computes the pre-split layout of a circular pool of `units` units with
  * `n_heaps` heaps; -1 when the pool is too small for them. */
 int kda_layout_compute(uint32_t units, uint32_t n_heaps, kda_layout *l);
+/* Circular allocators: sets the pool's units, offsets count and layout for
+ * a pool of `bytes` (n_sms: the multi variants' offsets, 1 for the others);
+ * returns how many allocation offsets to allocate, or 0 with a message. */
+uint32_t kda_circular_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen);
 
 /* A walk over a circular pool's chunk list (a host copy of the pool). */
 typedef struct kda_scan {

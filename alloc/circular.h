@@ -236,16 +236,16 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     uint32_t need = (uint32_t)((size + KDA_UNIT - 1) / KDA_UNIT) + 1; /* payload + header unit */
     uint32_t slot = circ_slot(h, multi, need);
     circ_walk w = {kda_load32(&h->offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0};
-    uint32_t next;
-    if (w.c >= h->units) w.c = circ_home(h, slot);
+    uint32_t next, home = circ_home(h, slot);
+    if (w.c >= h->units) w.c = home;
     w.start = w.c;
-    w.last_circle = w.start == circ_home(h, slot);
+    w.last_circle = w.start == home;
     for (;;) {
         if (w.restarts > KDA_MAX_RESTARTS) return NULL;
         if (w.walked >= h->units) { /* one whole circle */
             if (w.last_circle) return NULL;
             w.last_circle = 1;
-            w.c = w.start = circ_home(h, slot);
+            w.c = w.start = home;
             w.prev = w.failed = CIRC_NONE;
             w.walked = 0;
         }

@@ -77,28 +77,13 @@ extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t
     char what[96];
     snprintf(what, sizeof what, "allocating a pool of %.1f MiB on the GPU", (double)bytes / (1 << 20));
 #if defined(KDA_ALLOCATOR_IS_CIRCULAR)
-    if (bytes / KDA_UNIT > UINT32_MAX) {
-        snprintf(err, errlen, "a pool of %.1f GiB exceeds the 64 GiB a circular pool can address",
-                 (double)bytes / (1u << 30));
-        return -1;
-    }
     int device = 0, sms = 1;
     if (cuda_failed(cudaGetDevice(&device), "cudaGetDevice", err, errlen) ||
         cuda_failed(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count",
                     err, errlen))
         return -1;
-    h->units = (uint32_t)(bytes / KDA_UNIT);
-    h->n_offsets = KDA_CIRCULAR_MULTI ? (uint32_t)sms : 1;
-    if (kda_layout_compute(h->units, h->n_offsets, &pool->layout)) {
-        snprintf(err, errlen, "a pool of %llu bytes is too small for %u heaps", (unsigned long long)bytes,
-                 h->n_offsets);
-        return -1;
-    }
-    h->n_heaps = pool->layout.n_heaps;
-    h->heap_units = pool->layout.heap_units;
-    h->root_units = pool->layout.root_units;
-    if (cuda_failed(cudaMalloc(&pool->state, (h->n_offsets + KDA_CIRCULAR_MULTI) * sizeof *h->offsets), what, err,
-                    errlen))
+    uint32_t n_offsets = kda_circular_plan(pool, bytes, (uint32_t)sms, err, errlen);
+    if (!n_offsets || cuda_failed(cudaMalloc(&pool->state, n_offsets * sizeof *h->offsets), what, err, errlen))
         return -1;
     h->offsets = (uint32_t *)pool->state;
 #else

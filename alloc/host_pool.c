@@ -20,22 +20,9 @@ int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *e
     kda_heap *h = &pool->heap;
     h->bytes = bytes;
 #if defined(KDA_ALLOCATOR_IS_CIRCULAR)
-    if (bytes / KDA_UNIT > UINT32_MAX) {
-        snprintf(err, errlen, "pool of %llu bytes exceeds the 64 GiB a circular pool can address",
-                 (unsigned long long)bytes);
-        return -1;
-    }
-    h->units = (uint32_t)(bytes / KDA_UNIT);
-    h->n_offsets = KDA_CIRCULAR_MULTI ? (n_sms ? n_sms : 1) : 1;
-    if (kda_layout_compute(h->units, h->n_offsets, &pool->layout)) {
-        snprintf(err, errlen, "pool of %llu bytes is too small for %u heaps", (unsigned long long)bytes,
-                 h->n_offsets);
-        return -1;
-    }
-    h->n_heaps = pool->layout.n_heaps;
-    h->heap_units = pool->layout.heap_units;
-    h->root_units = pool->layout.root_units;
-    pool->state = h->offsets = calloc(h->n_offsets + KDA_CIRCULAR_MULTI, sizeof *h->offsets);
+    uint32_t n_offsets = kda_circular_plan(pool, bytes, n_sms, err, errlen);
+    if (!n_offsets) return -1;
+    pool->state = h->offsets = calloc(n_offsets, sizeof *h->offsets);
 #else
     (void)n_sms;
     pool->state = h->counter = calloc(1, sizeof *h->counter);

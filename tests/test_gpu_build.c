@@ -110,12 +110,17 @@ static void check_generated(const char *name, uint64_t n)
     scene_free(&s);
 }
 
-static void check_shared(const char *file)
+static void load_shared(const char *file, scene *s)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", KDA_SHARED_SCENES, file);
+    cr_assert_eq(scene_load(path, s, err, sizeof err), 0, "%s", err);
+}
+
+static void check_shared(const char *file)
+{
     scene s;
-    cr_assert_eq(scene_load(path, &s, err, sizeof err), 0, "%s", err);
+    load_shared(file, &s);
     check_scene(&s, file);
     scene_free(&s);
 }
@@ -141,10 +146,8 @@ Test(gpu_build, dragon, .timeout = 300) { check_shared("dragon.obj.gz"); }
 Test(gpu_build, repeatable, .timeout = 300)
 {
     require_gpu();
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", KDA_SHARED_SCENES, "sibenik.obj.gz");
     scene s;
-    cr_assert_eq(scene_load(path, &s, err, sizeof err), 0, "%s", err);
+    load_shared("sibenik.obj.gz", &s);
     gpu_scene g;
     cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
     gpu_build_options o = default_options();
@@ -176,10 +179,8 @@ Test(gpu_build, repeatable, .timeout = 300)
 Test(gpu_build, queue_overflow_grows, .timeout = 300)
 {
     require_gpu();
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", KDA_SHARED_SCENES, "sponza.obj.gz");
     scene s;
-    cr_assert_eq(scene_load(path, &s, err, sizeof err), 0, "%s", err);
+    load_shared("sponza.obj.gz", &s);
     gpu_build_options o = default_options();
     o.queue_capacity = 256; /* the root alone pushes 260 chunks */
     o.repeat = 3;
