@@ -62,8 +62,23 @@
 #include "heap.h"
 #include "port.h"
 
-/* Smallest chunk of the pre-split heaps, in units (256 bytes). */
-#define KDA_MIN_CHUNK_UNITS 16u
+/* Smallest chunk of the pre-split heaps, in units (4 KiB; docs/alloc.md
+ * says why this size).  Only the layout (layout.c, host code) uses it: an
+ * override with -D must reach the C compiler. */
+#ifndef KDA_MIN_CHUNK_UNITS
+#define KDA_MIN_CHUNK_UNITS 256u
+#endif
+
+/* Walk statistics, for diagnosis only: built with -DKDA_DIAG, device code
+ * counts mallocs served, chunks visited, recoveries from stale reads, and
+ * (fused) CASes lost to another thread; kdalloc-allocbench prints them. */
+enum { KDA_STAT_MALLOCS, KDA_STAT_STEPS, KDA_STAT_RESTARTS, KDA_STAT_LOST_CAS, KDA_STATS };
+#if defined(KDA_DIAG) && defined(__CUDACC__)
+static __device__ unsigned long long kda_walk_stats[KDA_STATS];
+#define KDA_COUNT(i, v) atomicAdd(&kda_walk_stats[i], (unsigned long long)(v))
+#else
+#define KDA_COUNT(i, v) ((void)0)
+#endif
 /* A chunk is split only when it holds at least MAX_FRAG = 5/4 of what the
  * request needs (header included); below that it is handed out whole. */
 #define KDA_MAX_FRAG_NUM 5u
@@ -250,6 +265,7 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
             w.walked = 0;
         }
         uint32_t c = w.c;
+        KDA_COUNT(KDA_STAT_STEPS, 1);
         if (fused) {
             uint64_t word = kda_load64(circ_word(h, c));
             next = (uint32_t)(word >> 32);
@@ -259,6 +275,7 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
             }
             if ((word & 1u) == KDA_STATE_FREE && next > c && next - c >= need) {
                 if (kda_cas64(circ_word(h, c), word, word | KDA_STATE_USED) == word) break;
+                KDA_COUNT(KDA_STAT_LOST_CAS, 1);
                 continue; /* it changed under us: look again */
             }
         } else {
@@ -277,6 +294,8 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
         circ_step(h, slot, &w, next);
     }
     uint32_t c = w.c;
+    KDA_COUNT(KDA_STAT_MALLOCS, 1);
+    KDA_COUNT(KDA_STAT_RESTARTS, w.restarts);
     /* Chunk c is ours and spans [c, next). */
     uint32_t end = next;
     uint32_t size_units = next - c;

@@ -23,7 +23,9 @@
  * the pool is reset (untimed) before every run.  The paper launched 120
  * blocks of 256 threads to fill a 15-SM GPU; here the block count is #SM x
  * the resident blocks per SM, which fills the GPU it runs on.
- * Output: CSV rows on stdout, a header first. */
+ * Output: CSV rows on stdout, a header first.  Built with -DKDA_DIAG in the
+ * CUDA flags, `warps` also prints the circular allocators' walk statistics
+ * (chunks visited per malloc, ...) on stderr. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,13 +225,37 @@ static void test_p(bench *b)
     }
 }
 
+/* Built with -DKDA_DIAG (circular allocators): the walk statistics of the
+ * runs since stats_reset, per malloc, on stderr. */
+#if defined(KDA_DIAG) && defined(KDA_ALLOCATOR_IS_CIRCULAR)
+static void stats_reset(void)
+{
+    unsigned long long zero[KDA_STATS] = {0};
+    CUDA(cudaMemcpyToSymbol(kda_walk_stats, zero, sizeof zero), "resetting the walk statistics");
+}
+static void stats_print(const char *test, uint32_t payload)
+{
+    unsigned long long s[KDA_STATS];
+    CUDA(cudaMemcpyFromSymbol(s, kda_walk_stats, sizeof s), "reading the walk statistics");
+    double n = s[KDA_STAT_MALLOCS] ? (double)s[KDA_STAT_MALLOCS] : 1.0;
+    fprintf(stderr, "%s,%s,%u: %llu mallocs; per malloc: %.2f chunks visited, %.3f restarts, %.3f lost CASes\n", test,
+            kda_allocator_name(), payload, s[KDA_STAT_MALLOCS], s[KDA_STAT_STEPS] / n, s[KDA_STAT_RESTARTS] / n,
+            s[KDA_STAT_LOST_CAS] / n);
+}
+#else
+static void stats_reset(void) {}
+static void stats_print(const char *test, uint32_t payload) { (void)test, (void)payload; }
+#endif
+
 static void test_warps(bench *b)
 {
     uint32_t blocks = 100000 / (THREADS / 32); /* 100,000 warps */
     uint32_t sizes[] = {1024, 8192};
     for (int i = 0; i < 2; i++) {
         unsigned long long fails;
+        stats_reset();
         float ms = timed(b, RUN_AD, blocks, sizes[i], 1, &fails);
+        stats_print("warps", sizes[i]);
         row("warps", b, blocks, (uint64_t)blocks * 8, sizes[i], 1, ms, fails);
     }
 }
