@@ -32,9 +32,11 @@ extern "C" int kda_pool_reset(kda_pool *pool, char *err, size_t errlen)
 #if defined(KDA_ALLOCATOR_IS_CIRCULAR)
     pool->heap.epoch++; /* headers of the last use no longer carry valid tags */
     uint64_t total = (uint64_t)pool->layout.n_heaps * pool->layout.chunks;
-    unsigned blocks = (unsigned)((total + 255) / 256 < 65536 ? (total + 255) / 256 : 65536);
-    init_chunks<<<blocks, 256>>>(pool->heap, pool->layout);
-    if (cuda_failed(cudaGetLastError(), "initialising the pool", err, errlen)) return -1;
+    if (total) { /* a pool smaller than the smallest chunk has no heap, only the remainder */
+        unsigned blocks = (unsigned)((total + 255) / 256 < 65536 ? (total + 255) / 256 : 65536);
+        init_chunks<<<blocks, 256>>>(pool->heap, pool->layout);
+        if (cuda_failed(cudaGetLastError(), "initialising the pool", err, errlen)) return -1;
+    }
     init_finish<<<1, 1>>>(pool->heap, pool->layout);
     if (cuda_failed(cudaGetLastError(), "initialising the pool", err, errlen)) return -1;
 #elif defined(KDA_ALLOCATOR_IS_BUMP)

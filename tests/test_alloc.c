@@ -420,23 +420,31 @@ Test(alloc, heap_starts_are_never_merged_away)
     kda_host_pool_destroy(&pool);
 }
 
-/* A pool far too small for one heap per SM still works, with fewer heaps. */
-Test(alloc, tiny_pool_with_many_sms)
+#endif
+
+/* A pool smaller than the smallest pre-split chunk has no heap at all: it is
+ * one remainder chunk, and every SM's walk starts there.  (A k-d tree of one
+ * triangle gets such a pool.) */
+Test(alloc, pool_smaller_than_the_smallest_chunk)
 {
     kda_pool pool;
+    cr_assert_lt(800 / KDA_UNIT, KDA_MIN_CHUNK_UNITS);
     cr_assert_eq(kda_host_pool_create(&pool, 800, 132, err, sizeof err), 0, "%s", err);
-    cr_assert_leq(pool.layout.n_heaps, 132);
+    cr_assert_eq(pool.layout.levels, 0);
     for (uint32_t sm = 0; sm < 132; sm++) {
         kda_host_set_sm(sm);
         void *p = kda_malloc(&pool.heap, 4);
         cr_assert_not_null(p, "SM %u", sm);
+        void *q = kda_malloc(&pool.heap, 300);
+        cr_assert_not_null(q, "SM %u", sm);
+        cr_assert_null(kda_malloc(&pool.heap, 600), "SM %u: more than is left", sm);
+        kda_free(&pool.heap, q);
         kda_free(&pool.heap, p);
     }
     kda_host_set_sm(0);
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }
-#endif
 
 /* Offsets are 16-byte units: a pool over 4 GiB is addressed in full. */
 Test(alloc, pool_larger_than_4_gib, .timeout = 120)
