@@ -32,12 +32,12 @@
  *
  * Repairs over the published algorithm (docs/alloc.md):
  *   - Payloads are 16-byte aligned and requests are padded to 16 bytes.
- *   - A walk that has passed one whole circle of the pool returns NULL
+ *   - A walk that has passed whole circles of the pool returns NULL
  *     instead of spinning (so does one restarted KDA_MAX_RESTARTS times).
- *     It must be a circle from the offset's home, though: a walk that
- *     started at the offset may have followed stale headers past free
- *     chunks, or passed the one chunk large enough while another thread
- *     held it to split it; it gets one more circle, from the home.
+ *     They must be KDA_HOME_CIRCLES circles from the offset's home, though:
+ *     a walk that started at the offset may have followed stale headers
+ *     past free chunks, and any walk may pass the chunks large enough
+ *     while other threads hold them to split them.
  *   - Tags.  A thread may read a header position it does not hold while the
  *     owner of the chunk before it frees, merges it away, and the merged
  *     chunk is handed out and overwritten (the paper argues the reader cannot
@@ -83,6 +83,10 @@ static __device__ unsigned long long kda_walk_stats[KDA_STATS];
  * request needs (header included); below that it is handed out whole. */
 #define KDA_MAX_FRAG_NUM 5u
 #define KDA_MAX_FRAG_DEN 4u
+/* Circles of the whole pool from the offset's home before malloc returns
+ * NULL.  With thousands of walkers in a small pool, one circle can pass every
+ * chunk that is large enough while other threads hold it (docs/alloc.md). */
+#define KDA_HOME_CIRCLES 4u
 /* Recoveries from stale reads (steps back and restarts) before malloc gives up. */
 #define KDA_MAX_RESTARTS 1024u
 
@@ -190,7 +194,7 @@ KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused, 
  * position it last failed at, and how far it has gone. */
 typedef struct circ_walk {
     uint32_t c, prev, last_step, start, failed, restarts;
-    int last_circle; /* this circle started at home: NULL when it ends */
+    uint32_t home_circles; /* circles started at home, this one included */
     uint64_t walked;
 } circ_walk;
 
@@ -204,8 +208,8 @@ typedef struct circ_walk {
  * always starts a chunk (see the invariants), and a live chunk's `next`
  * always leads to a live chunk (or one its owner is merging away), so a
  * walk from there meets a dead header only through a race, which the tag
- * and `failed` checks catch.  In the last circle (see circ_malloc) a walk
- * starts anew at home only. */
+ * and `failed` checks catch.  Once in its circles from home (see
+ * circ_malloc), a walk starts anew at home only. */
 KDA_FN void circ_recover(const kda_heap *h, uint32_t slot, circ_walk *w)
 {
     w->restarts++;
@@ -217,7 +221,7 @@ KDA_FN void circ_recover(const kda_heap *h, uint32_t slot, circ_walk *w)
         return;
     }
     uint32_t hint = kda_load32(&h->offsets[slot]);
-    w->c = w->start = !w->last_circle && hint != w->start && hint < h->units ? hint : circ_home(h, slot);
+    w->c = w->start = !w->home_circles && hint != w->start && hint < h->units ? hint : circ_home(h, slot);
     w->failed = CIRC_NONE;
     w->walked = 0;
 }
@@ -254,12 +258,12 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     uint32_t next, home = circ_home(h, slot);
     if (w.c >= h->units) w.c = home;
     w.start = w.c;
-    w.last_circle = w.start == home;
+    w.home_circles = w.start == home;
     for (;;) {
         if (w.restarts > KDA_MAX_RESTARTS) return NULL;
         if (w.walked >= h->units) { /* one whole circle */
-            if (w.last_circle) return NULL;
-            w.last_circle = 1;
+            if (w.home_circles >= KDA_HOME_CIRCLES) return NULL;
+            w.home_circles++;
             w.c = w.start = home;
             w.prev = w.failed = CIRC_NONE;
             w.walked = 0;
@@ -280,13 +284,18 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
             }
         } else {
             uint32_t free_flag = circ_tag(h, c) | KDA_STATE_FREE;
+            /* The successor is read while the CAS is in flight, not after
+             * it: most visits find the chunk used and step on with it, one
+             * round trip instead of two.  A chunk that is locked is read
+             * again (its last owner may have merged its successor in). */
+            next = kda_load32(circ_next(h, c));
             uint32_t old = kda_cas32(circ_flag(h, c), free_flag, free_flag | KDA_STATE_USED);
             if ((old & ~1u) != circ_tag(h, c)) {
                 circ_recover(h, slot, &w);
                 continue;
             }
-            next = kda_load32(circ_next(h, c));
             if (old == free_flag) { /* locked it */
+                next = kda_load32(circ_next(h, c));
                 if (next > c && next - c >= need) break;
                 kda_store32(circ_flag(h, c), free_flag); /* too small: let go */
             }
