@@ -69,10 +69,12 @@
 #define KDA_MIN_CHUNK_UNITS 256u
 #endif
 
-/* Walk statistics, for diagnosis only: built with -DKDA_DIAG, device code
- * counts mallocs served, chunks visited, recoveries from stale reads, and
- * (fused) CASes lost to another thread; kdalloc-allocbench prints them. */
-enum { KDA_STAT_MALLOCS, KDA_STAT_STEPS, KDA_STAT_RESTARTS, KDA_STAT_LOST_CAS, KDA_STATS };
+/* Walk statistics, for diagnosis only (the counters are atomics on a few
+ * shared words, so they slow the walks down): built with -DKDA_DIAG, device
+ * code counts walks, headers read (a fused walk that loses a CAS reads the
+ * same header again), recoveries from stale reads, lost CASes (fused) and
+ * NULLs; kdalloc-allocbench prints them. */
+enum { KDA_STAT_WALKS, KDA_STAT_READS, KDA_STAT_RESTARTS, KDA_STAT_LOST_CAS, KDA_STAT_NULLS, KDA_STATS };
 #if defined(KDA_DIAG) && defined(__CUDACC__)
 static __device__ unsigned long long kda_walk_stats[KDA_STATS];
 #define KDA_COUNT(i, v) atomicAdd(&kda_walk_stats[i], (unsigned long long)(v))
@@ -194,7 +196,8 @@ KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused, 
  * position it last failed at, and how far it has gone. */
 typedef struct circ_walk {
     uint32_t c, prev, last_step, start, failed, restarts;
-    uint32_t home_circles; /* circles started at home, this one included */
+    uint32_t home_circles; /* circles begun at home (a walk that circ_recover
+                            * sends home counts from its next circle) */
     uint64_t walked;
 } circ_walk;
 
@@ -249,6 +252,15 @@ KDA_FN void circ_step(const kda_heap *h, uint32_t slot, circ_walk *w, uint32_t n
     w->c = next;
 }
 
+/* malloc's NULL (counted with -DKDA_DIAG). */
+KDA_FN void *circ_give_up(const circ_walk *w)
+{
+    KDA_COUNT(KDA_STAT_NULLS, 1);
+    KDA_COUNT(KDA_STAT_RESTARTS, w->restarts);
+    (void)w;
+    return NULL;
+}
+
 KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
 {
     if (size == 0 || size >= (uint64_t)h->units * KDA_UNIT) return NULL;
@@ -259,17 +271,18 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     if (w.c >= h->units) w.c = home;
     w.start = w.c;
     w.home_circles = w.start == home;
+    KDA_COUNT(KDA_STAT_WALKS, 1);
     for (;;) {
-        if (w.restarts > KDA_MAX_RESTARTS) return NULL;
+        if (w.restarts > KDA_MAX_RESTARTS) return circ_give_up(&w);
         if (w.walked >= h->units) { /* one whole circle */
-            if (w.home_circles >= KDA_HOME_CIRCLES) return NULL;
+            if (w.home_circles >= KDA_HOME_CIRCLES) return circ_give_up(&w);
             w.home_circles++;
             w.c = w.start = home;
             w.prev = w.failed = CIRC_NONE;
             w.walked = 0;
         }
         uint32_t c = w.c;
-        KDA_COUNT(KDA_STAT_STEPS, 1);
+        KDA_COUNT(KDA_STAT_READS, 1);
         if (fused) {
             uint64_t word = kda_load64(circ_word(h, c));
             next = (uint32_t)(word >> 32);
@@ -303,7 +316,6 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
         circ_step(h, slot, &w, next);
     }
     uint32_t c = w.c;
-    KDA_COUNT(KDA_STAT_MALLOCS, 1);
     KDA_COUNT(KDA_STAT_RESTARTS, w.restarts);
     /* Chunk c is ours and spans [c, next). */
     uint32_t end = next;

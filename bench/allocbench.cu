@@ -25,7 +25,8 @@
  * the resident blocks per SM, which fills the GPU it runs on.
  * Output: CSV rows on stdout, a header first.  Built with -DKDA_DIAG in the
  * CUDA flags, `warps` also prints the circular allocators' walk statistics
- * (chunks visited per malloc, ...) on stderr. */
+ * (headers read per malloc, ...) on stderr; its times are then slowed by the
+ * counting and are not comparable. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,10 +238,10 @@ static void stats_print(const char *test, uint32_t payload)
 {
     unsigned long long s[KDA_STATS];
     CUDA(cudaMemcpyFromSymbol(s, kda_walk_stats, sizeof s), "reading the walk statistics");
-    double n = s[KDA_STAT_MALLOCS] ? (double)s[KDA_STAT_MALLOCS] : 1.0;
-    fprintf(stderr, "%s,%s,%u: %llu mallocs; per malloc: %.2f chunks visited, %.3f restarts, %.3f lost CASes\n", test,
-            kda_allocator_name(), payload, s[KDA_STAT_MALLOCS], s[KDA_STAT_STEPS] / n, s[KDA_STAT_RESTARTS] / n,
-            s[KDA_STAT_LOST_CAS] / n);
+    double n = s[KDA_STAT_WALKS] ? (double)s[KDA_STAT_WALKS] : 1.0;
+    fprintf(stderr, "%s,%s,%u: %llu mallocs, %llu NULL; per malloc: %.2f headers read, %.3f restarts, %.3f lost CASes\n",
+            test, kda_allocator_name(), payload, s[KDA_STAT_WALKS], s[KDA_STAT_NULLS], s[KDA_STAT_READS] / n,
+            s[KDA_STAT_RESTARTS] / n, s[KDA_STAT_LOST_CAS] / n);
 }
 #else
 static void stats_reset(void) {}
