@@ -427,7 +427,7 @@ Test(alloc, heap_starts_are_never_merged_away)
  * triangle gets such a pool.) */
 Test(alloc, pool_smaller_than_the_smallest_chunk)
 {
-    if (800 / KDA_UNIT >= KDA_MIN_CHUNK_UNITS) cr_skip_test("built with chunks of %u B or less", 800u);
+    if (800 / KDA_UNIT >= KDA_MIN_CHUNK_UNITS) cr_skip_test("built with a smallest chunk of %u B or less", 800u);
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 800, 132, err, sizeof err), 0, "%s", err);
     cr_assert_eq(pool.layout.levels, 0);
