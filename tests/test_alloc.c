@@ -133,6 +133,12 @@ Test(alloc, request_larger_than_pool_is_null)
 
 #if defined(KDA_ALLOCATOR_IS_CIRCULAR)
 
+/* The unit of the header in front of block p. */
+static uint32_t header_unit(const kda_pool *pool, const void *p)
+{
+    return (uint32_t)(((const unsigned char *)p - pool->heap.base) / KDA_UNIT) - 1;
+}
+
 /* Exhaustion gives NULL, and freeing makes the pool usable again: the same
  * requests succeed as often as before.  (Freed chunks merge only with their
  * successor, so the pool does not become one chunk again: by design.) */
@@ -184,12 +190,30 @@ Test(alloc, free_merges_with_successor)
     kda_scan_circular(pool.heap.base, &pool.heap, &scan, NULL, NULL);
     cr_assert(scan.well_formed, "%s", scan.problem);
     /* memOffset now points past the merged chunk; start the walk at it. */
-    pool.heap.offsets[0] = (uint32_t)((a - pool.heap.base) / KDA_UNIT) - 1;
+    pool.heap.offsets[0] = header_unit(&pool, a);
     unsigned char *c = kda_malloc(&pool.heap, 2048 + KDA_UNIT);
     cr_assert_eq(c, a, "the merged chunk serves 2 KiB + 16 at the same place");
     kda_free(&pool.heap, c);
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
+}
+
+/* With the allocation offset set to a stale position `hint`, a 64-byte
+ * malloc must still succeed, outside the live block [live, live + size),
+ * and leave the block's bytes as they were. */
+static void expect_stale_hint_missed(kda_pool *pool, uint32_t hint, const unsigned char *live, size_t size,
+                                     const char *what)
+{
+    unsigned char *before = malloc(size);
+    cr_assert_not_null(before);
+    memcpy(before, live, size);
+    pool->heap.offsets[0] = hint;
+    unsigned char *p = kda_malloc(&pool->heap, 64);
+    cr_assert_not_null(p, "%s: malloc gave up", what);
+    cr_assert(p + 64 <= live || p >= live + size, "%s: malloc handed out memory inside a live block", what);
+    cr_assert_eq(memcmp(before, live, size), 0, "%s: the live block was written", what);
+    free(before);
+    kda_free(&pool->heap, p);
 }
 
 /* The tag repair: a walk that starts at a header position which was merged
@@ -199,10 +223,10 @@ Test(alloc, stale_offset_is_not_trusted)
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 1u << 20, 1, err, sizeof err), 0, "%s", err);
     unsigned char *a = kda_malloc(&pool.heap, 1024), *b = kda_malloc(&pool.heap, 1024);
-    uint32_t stale = (uint32_t)((b - pool.heap.base) / KDA_UNIT) - 1; /* b's header unit */
+    uint32_t stale = header_unit(&pool, b);
     kda_free(&pool.heap, b);
     kda_free(&pool.heap, a); /* merges b's chunk into a's */
-    pool.heap.offsets[0] = (uint32_t)((a - pool.heap.base) / KDA_UNIT) - 1;
+    pool.heap.offsets[0] = header_unit(&pool, a);
     unsigned char *big = kda_malloc(&pool.heap, 2048);
     cr_assert_eq(big, a);
     for (int trial = 0; trial < 2; trial++) {
@@ -210,15 +234,7 @@ Test(alloc, stale_offset_is_not_trusted)
          * reader), then a copy of a genuine free header of another chunk. */
         if (trial == 0) memset(big, 0, 2048);
         else memcpy(big + (b - a) - 8, pool.heap.base + (uint64_t)stale * KDA_UNIT + 2048 + 8, 8);
-        unsigned char before[2048];
-        memcpy(before, big, sizeof before);
-        pool.heap.offsets[0] = stale; /* a stale hint */
-        void *p = kda_malloc(&pool.heap, 64);
-        cr_assert_not_null(p);
-        cr_assert((unsigned char *)p + 64 <= big || (unsigned char *)p >= big + 2048,
-                  "trial %d: malloc handed out memory inside a live block", trial);
-        cr_assert_eq(memcmp(before, big, sizeof before), 0, "trial %d: the live block was written", trial);
-        kda_free(&pool.heap, p);
+        expect_stale_hint_missed(&pool, stale, big, 2048, trial ? "a copied free header" : "zeros");
     }
     kda_free(&pool.heap, big);
     expect_all_free(&pool);
@@ -237,17 +253,9 @@ Test(alloc, dead_header_leading_into_garbage)
     unsigned char *big = kda_malloc(&pool.heap, BIG);
     cr_assert_not_null(big);
     fill(big, BIG, 77);
-    uint32_t big_unit = (uint32_t)((big - pool.heap.base) / KDA_UNIT) - 1;
-    uint32_t dead = big_unit + 10, garbage = big_unit + 100;
+    uint32_t dead = header_unit(&pool, big) + 10, garbage = header_unit(&pool, big) + 100;
     circ_write_header(&pool.heap, dead, KDA_STATE_USED, garbage, KDA_CIRCULAR_FUSED); /* as a merge leaves it */
-    unsigned char before[BIG];
-    memcpy(before, big, BIG);
-    pool.heap.offsets[0] = dead; /* a stale hint */
-    unsigned char *p = kda_malloc(&pool.heap, 64);
-    cr_assert_not_null(p, "the walk gave up between a dead header and the garbage it points to");
-    cr_assert(p + 64 <= big || p >= big + BIG, "malloc handed out memory inside a live block");
-    cr_assert_eq(memcmp(before, big, BIG), 0, "the live block was written");
-    kda_free(&pool.heap, p);
+    expect_stale_hint_missed(&pool, dead, big, BIG, "a dead header leading into garbage");
     kda_free(&pool.heap, big);
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
@@ -261,16 +269,12 @@ Test(alloc, headers_from_before_a_reset_are_not_trusted)
     cr_assert_eq(kda_host_pool_create(&pool, 1u << 20, 1, err, sizeof err), 0, "%s", err);
     unsigned char *a = kda_malloc(&pool.heap, 1024), *b = kda_malloc(&pool.heap, 1024);
     cr_assert(a && b);
-    uint32_t old = (uint32_t)((b - pool.heap.base) / KDA_UNIT) - 1;
+    uint32_t old = header_unit(&pool, b);
     kda_free(&pool.heap, b); /* a free header at `old`, which the reset does not overwrite */
     kda_host_pool_reset(&pool);
     unsigned char *big = kda_malloc(&pool.heap, 4096); /* covers `old` again, unwritten */
     cr_assert(big && big <= pool.heap.base + (uint64_t)old * KDA_UNIT && big + 4096 > b, "layout changed?");
-    pool.heap.offsets[0] = old; /* a stale hint into it */
-    unsigned char *p = kda_malloc(&pool.heap, 64);
-    cr_assert_not_null(p);
-    cr_assert(p + 64 <= big || p >= big + 4096, "malloc trusted a header from before the reset");
-    kda_free(&pool.heap, p);
+    expect_stale_hint_missed(&pool, old, big, 4096, "a header from before the reset");
     kda_free(&pool.heap, big);
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
