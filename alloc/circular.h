@@ -69,18 +69,33 @@
 #define KDA_MIN_CHUNK_UNITS 256u
 #endif
 
-/* Walk statistics, for diagnosis only (the counters are atomics on a few
- * shared words, so they slow the walks down): built with -DKDA_DIAG, device
- * code counts walks, headers read (a fused walk that loses a CAS reads the
- * same header again), recoveries from stale reads, lost CASes (fused) and
- * NULLs; kdalloc-allocbench prints them. */
-enum { KDA_STAT_WALKS, KDA_STAT_READS, KDA_STAT_RESTARTS, KDA_STAT_LOST_CAS, KDA_STAT_NULLS, KDA_STATS };
+/* Walk statistics, for diagnosis only: built with -DKDA_DIAG, device code
+ * counts per request size class (class k holds requests of up to 64 * 4^k
+ * bytes, the last class the rest) the walks, the headers they read (a fused
+ * walk that loses a CAS reads the same header again), their clock cycles,
+ * the longest walk, recoveries from stale reads, lost CASes (fused) and
+ * NULLs.  A walk adds its counts with a few atomics when it ends, so diagnosed
+ * runs are slower and their times not comparable.  kda_walk_stats_print
+ * (below) prints them: `kdalloc-allocbench --test warps` and the warm-up
+ * build of `kdalloc build` do. */
+#define KDA_SIZE_CLASSES 8
+enum {
+    KDA_STAT_WALKS,
+    KDA_STAT_READS,
+    KDA_STAT_CYCLES,
+    KDA_STAT_MAX_READS,
+    KDA_STAT_RESTARTS,
+    KDA_STAT_LOST_CAS,
+    KDA_STAT_NULLS,
+    KDA_STATS
+};
 #if defined(KDA_DIAG) && defined(__CUDACC__)
-static __device__ unsigned long long kda_walk_stats[KDA_STATS];
-#define KDA_COUNT(i, v) atomicAdd(&kda_walk_stats[i], (unsigned long long)(v))
+static __device__ unsigned long long kda_walk_stats[KDA_SIZE_CLASSES][KDA_STATS];
+#define KDA_DIAG_CLOCK() clock64()
 #else
-#define KDA_COUNT(i, v) ((void)0)
+#define KDA_DIAG_CLOCK() 0
 #endif
+
 /* A chunk is split only when it holds at least MAX_FRAG = 5/4 of what the
  * request needs (header included); below that it is handed out whole. */
 #define KDA_MAX_FRAG_NUM 5u
@@ -196,6 +211,7 @@ KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused, 
  * position it last failed at, and how far it has gone. */
 typedef struct circ_walk {
     uint32_t c, prev, last_step, start, failed, restarts;
+    uint32_t reads, lost_cas; /* counted for -DKDA_DIAG only */
     uint32_t home_circles; /* circles begun at home (a walk that circ_recover
                             * sends home counts from its next circle) */
     uint64_t walked;
@@ -252,13 +268,23 @@ KDA_FN void circ_step(const kda_heap *h, uint32_t slot, circ_walk *w, uint32_t n
     w->c = next;
 }
 
-/* malloc's NULL (counted with -DKDA_DIAG). */
-KDA_FN void *circ_give_up(const circ_walk *w)
+/* Adds a finished walk to the -DKDA_DIAG statistics; `got`: it found a chunk. */
+KDA_FN void circ_count_walk(const circ_walk *w, uint64_t size, long long started, int got)
 {
-    KDA_COUNT(KDA_STAT_NULLS, 1);
-    KDA_COUNT(KDA_STAT_RESTARTS, w->restarts);
-    (void)w;
-    return NULL;
+#if defined(KDA_DIAG) && defined(__CUDACC__)
+    unsigned k = 0;
+    for (uint64_t top = 64; k + 1 < KDA_SIZE_CLASSES && size > top; top *= 4) k++;
+    unsigned long long *s = kda_walk_stats[k];
+    atomicAdd(&s[KDA_STAT_WALKS], 1ull);
+    atomicAdd(&s[KDA_STAT_READS], (unsigned long long)w->reads);
+    atomicAdd(&s[KDA_STAT_CYCLES], (unsigned long long)(clock64() - started));
+    atomicMax(&s[KDA_STAT_MAX_READS], (unsigned long long)w->reads);
+    atomicAdd(&s[KDA_STAT_RESTARTS], (unsigned long long)w->restarts);
+    atomicAdd(&s[KDA_STAT_LOST_CAS], (unsigned long long)w->lost_cas);
+    if (!got) atomicAdd(&s[KDA_STAT_NULLS], 1ull);
+#else
+    (void)w, (void)size, (void)started, (void)got;
+#endif
 }
 
 KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
@@ -266,23 +292,25 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     if (size == 0 || size >= (uint64_t)h->units * KDA_UNIT) return NULL;
     uint32_t need = (uint32_t)((size + KDA_UNIT - 1) / KDA_UNIT) + 1; /* payload + header unit */
     uint32_t slot = circ_slot(h, multi, need);
-    circ_walk w = {kda_load32(&h->offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0};
+    circ_walk w = {kda_load32(&h->offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0, 0, 0};
     uint32_t next, home = circ_home(h, slot);
+    long long started = KDA_DIAG_CLOCK();
     if (w.c >= h->units) w.c = home;
     w.start = w.c;
     w.home_circles = w.start == home;
-    KDA_COUNT(KDA_STAT_WALKS, 1);
     for (;;) {
-        if (w.restarts > KDA_MAX_RESTARTS) return circ_give_up(&w);
+        if (w.restarts > KDA_MAX_RESTARTS || (w.walked >= h->units && w.home_circles >= KDA_HOME_CIRCLES)) {
+            circ_count_walk(&w, size, started, 0);
+            return NULL;
+        }
         if (w.walked >= h->units) { /* one whole circle */
-            if (w.home_circles >= KDA_HOME_CIRCLES) return circ_give_up(&w);
             w.home_circles++;
             w.c = w.start = home;
             w.prev = w.failed = CIRC_NONE;
             w.walked = 0;
         }
         uint32_t c = w.c;
-        KDA_COUNT(KDA_STAT_READS, 1);
+        w.reads++;
         if (fused) {
             uint64_t word = kda_load64(circ_word(h, c));
             next = (uint32_t)(word >> 32);
@@ -292,7 +320,7 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
             }
             if ((word & 1u) == KDA_STATE_FREE && next > c && next - c >= need) {
                 if (kda_cas64(circ_word(h, c), word, word | KDA_STATE_USED) == word) break;
-                KDA_COUNT(KDA_STAT_LOST_CAS, 1);
+                w.lost_cas++;
                 continue; /* it changed under us: look again */
             }
         } else {
@@ -316,7 +344,7 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
         circ_step(h, slot, &w, next);
     }
     uint32_t c = w.c;
-    KDA_COUNT(KDA_STAT_RESTARTS, w.restarts);
+    circ_count_walk(&w, size, started, 1);
     /* Chunk c is ours and spans [c, next). */
     uint32_t end = next;
     uint32_t size_units = next - c;
@@ -361,5 +389,48 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
         kda_store32(circ_flag(h, c), circ_tag(h, c) | KDA_STATE_FREE);
     }
 }
+
+/* Host side of the -DKDA_DIAG statistics, for the allocator code of the .cu
+ * file that includes this header: zero them; print them by request size. */
+#if defined(KDA_DIAG) && defined(__CUDACC__)
+#include <stdio.h>
+
+static inline cudaError_t kda_walk_stats_reset(void)
+{
+    static const unsigned long long zero[KDA_SIZE_CLASSES][KDA_STATS] = {{0}};
+    return cudaMemcpyToSymbol(kda_walk_stats, zero, sizeof zero);
+}
+
+static inline void kda_walk_stats_row(FILE *f, const char *what, const unsigned long long *c)
+{
+    double n = c[KDA_STAT_WALKS] ? (double)c[KDA_STAT_WALKS] : 1.0;
+    fprintf(f, "  %-11s %9llu %6llu %9.1f %8llu %9.2f %9.3f %10.1f\n", what, c[KDA_STAT_WALKS], c[KDA_STAT_NULLS],
+            c[KDA_STAT_READS] / n, c[KDA_STAT_MAX_READS], c[KDA_STAT_LOST_CAS] / n, c[KDA_STAT_RESTARTS] / n,
+            c[KDA_STAT_CYCLES] / n / 1000.0);
+}
+
+static inline cudaError_t kda_walk_stats_print(FILE *f, const char *title)
+{
+    unsigned long long s[KDA_SIZE_CLASSES][KDA_STATS], all[KDA_STATS] = {0};
+    cudaError_t e = cudaMemcpyFromSymbol(s, kda_walk_stats, sizeof s);
+    if (e != cudaSuccess) return e;
+    fprintf(f, "%s: malloc walks by request size (-DKDA_DIAG; headers read, lost CASes, restarts and\n"
+               "clock cycles per malloc; longest: the most headers one walk read)\n"
+               "  request       mallocs  NULLs   headers  longest  lost CAS  restarts  kilocycles\n", title);
+    for (int k = 0; k < KDA_SIZE_CLASSES; k++) {
+        if (!s[k][KDA_STAT_WALKS]) continue;
+        unsigned long long top = 64ull << (2 * k); /* the class's largest request */
+        char what[24];
+        if (k + 1 == KDA_SIZE_CLASSES) snprintf(what, sizeof what, "> %llu KiB", (top >> 2) >> 10);
+        else if (top < 1024) snprintf(what, sizeof what, "<= %llu B", top);
+        else snprintf(what, sizeof what, "<= %llu KiB", top >> 10);
+        kda_walk_stats_row(f, what, s[k]);
+        for (int i = 0; i < KDA_STATS; i++)
+            all[i] = i == KDA_STAT_MAX_READS ? (s[k][i] > all[i] ? s[k][i] : all[i]) : all[i] + s[k][i];
+    }
+    kda_walk_stats_row(f, "all", all);
+    return cudaSuccess;
+}
+#endif
 
 #endif

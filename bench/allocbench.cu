@@ -227,21 +227,14 @@ static void test_p(bench *b)
 }
 
 /* Built with -DKDA_DIAG (circular allocators): the walk statistics of the
- * runs since stats_reset, per malloc, on stderr. */
+ * runs since stats_reset, on stderr. */
 #if defined(KDA_DIAG) && defined(KDA_ALLOCATOR_IS_CIRCULAR)
-static void stats_reset(void)
-{
-    unsigned long long zero[KDA_STATS] = {0};
-    CUDA(cudaMemcpyToSymbol(kda_walk_stats, zero, sizeof zero), "resetting the walk statistics");
-}
+static void stats_reset(void) { CUDA(kda_walk_stats_reset(), "resetting the walk statistics"); }
 static void stats_print(const char *test, uint32_t payload)
 {
-    unsigned long long s[KDA_STATS];
-    CUDA(cudaMemcpyFromSymbol(s, kda_walk_stats, sizeof s), "reading the walk statistics");
-    double n = s[KDA_STAT_WALKS] ? (double)s[KDA_STAT_WALKS] : 1.0;
-    fprintf(stderr, "%s,%s,%u: %llu mallocs, %llu NULL; per malloc: %.2f headers read, %.3f restarts, %.3f lost CASes\n",
-            test, kda_allocator_name(), payload, s[KDA_STAT_WALKS], s[KDA_STAT_NULLS], s[KDA_STAT_READS] / n,
-            s[KDA_STAT_RESTARTS] / n, s[KDA_STAT_LOST_CAS] / n);
+    char title[64];
+    snprintf(title, sizeof title, "%s, %s, %u B", test, kda_allocator_name(), payload);
+    CUDA(kda_walk_stats_print(stderr, title), "reading the walk statistics");
 }
 #else
 static void stats_reset(void) {}

@@ -444,9 +444,13 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     }
     b.queue_capacity = pow2_at_least(opt->queue_capacity ? opt->queue_capacity : 65536 + n / 8);
 
-    /* The warm-up build collects the statistics; grown arrays rerun it. */
+    /* The warm-up build collects the statistics; grown arrays rerun it.
+     * Built with -DKDA_DIAG, it also prints the allocator's walks. */
     for (int attempt = 0;; attempt++) {
         float ms;
+#if defined(KDA_DIAG) && defined(KDA_ALLOCATOR_IS_CIRCULAR)
+        CHECK(kda_walk_stats_reset(), "resetting the walk statistics");
+#endif
         if (alloc_buffers(&b, n, err, errlen) ||
             run_build(g, &pool, &b, shape, 1, &ms, &st, err, errlen))
             goto fail;
@@ -456,6 +460,9 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
             goto fail;
         }
     }
+#if defined(KDA_DIAG) && defined(KDA_ALLOCATOR_IS_CIRCULAR)
+    CHECK(kda_walk_stats_print(stderr, "warm-up build"), "reading the walk statistics");
+#endif
     stats->n_alloc = st.n_alloc;
     if (st.n_alloc) {
         double mean = (double)st.alloc_bytes / (double)st.n_alloc;
