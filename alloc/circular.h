@@ -287,6 +287,13 @@ KDA_FN void circ_count_walk(const circ_walk *w, uint64_t size, long long started
 #endif
 }
 
+/* malloc's NULL. */
+KDA_FN void *circ_give_up(const circ_walk *w, uint64_t size, long long started)
+{
+    circ_count_walk(w, size, started, 0);
+    return NULL;
+}
+
 KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
 {
     if (size == 0 || size >= (uint64_t)h->units * KDA_UNIT) return NULL;
@@ -299,11 +306,9 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     w.start = w.c;
     w.home_circles = w.start == home;
     for (;;) {
-        if (w.restarts > KDA_MAX_RESTARTS || (w.walked >= h->units && w.home_circles >= KDA_HOME_CIRCLES)) {
-            circ_count_walk(&w, size, started, 0);
-            return NULL;
-        }
+        if (w.restarts > KDA_MAX_RESTARTS) return circ_give_up(&w, size, started);
         if (w.walked >= h->units) { /* one whole circle */
+            if (w.home_circles >= KDA_HOME_CIRCLES) return circ_give_up(&w, size, started);
             w.home_circles++;
             w.c = w.start = home;
             w.prev = w.failed = CIRC_NONE;
