@@ -79,6 +79,7 @@
  * (below) prints them: `kdalloc-allocbench --test warps` and the warm-up
  * build of `kdalloc build` do. */
 #define KDA_SIZE_CLASSES 8
+#define KDA_SIZE_CLASS_TOP(k) (64ull << (2 * (k))) /* the largest request of class k < KDA_SIZE_CLASSES - 1 */
 enum {
     KDA_STAT_WALKS,
     KDA_STAT_READS,
@@ -90,6 +91,9 @@ enum {
     KDA_STATS
 };
 #if defined(KDA_DIAG) && defined(__CUDACC__)
+#define KDA_DIAG_DEVICE 1
+#endif
+#ifdef KDA_DIAG_DEVICE
 static __device__ unsigned long long kda_walk_stats[KDA_SIZE_CLASSES][KDA_STATS];
 #define KDA_DIAG_CLOCK() clock64()
 #else
@@ -271,9 +275,9 @@ KDA_FN void circ_step(const kda_heap *h, uint32_t slot, circ_walk *w, uint32_t n
 /* Adds a finished walk to the -DKDA_DIAG statistics; `got`: it found a chunk. */
 KDA_FN void circ_count_walk(const circ_walk *w, uint64_t size, long long started, int got)
 {
-#if defined(KDA_DIAG) && defined(__CUDACC__)
+#ifdef KDA_DIAG_DEVICE
     unsigned k = 0;
-    for (uint64_t top = 64; k + 1 < KDA_SIZE_CLASSES && size > top; top *= 4) k++;
+    while (k + 1 < KDA_SIZE_CLASSES && size > KDA_SIZE_CLASS_TOP(k)) k++;
     unsigned long long *s = kda_walk_stats[k];
     atomicAdd(&s[KDA_STAT_WALKS], 1ull);
     atomicAdd(&s[KDA_STAT_READS], (unsigned long long)w->reads);
@@ -397,7 +401,7 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
 
 /* Host side of the -DKDA_DIAG statistics, for the allocator code of the .cu
  * file that includes this header: zero them; print them by request size. */
-#if defined(KDA_DIAG) && defined(__CUDACC__)
+#ifdef KDA_DIAG_DEVICE
 #include <stdio.h>
 
 static inline cudaError_t kda_walk_stats_reset(void)
@@ -424,9 +428,9 @@ static inline cudaError_t kda_walk_stats_print(FILE *f, const char *title)
                "  request       mallocs  NULLs   headers  longest  lost CAS  restarts  kilocycles\n", title);
     for (int k = 0; k < KDA_SIZE_CLASSES; k++) {
         if (!s[k][KDA_STAT_WALKS]) continue;
-        unsigned long long top = 64ull << (2 * k); /* the class's largest request */
+        unsigned long long top = k + 1 < KDA_SIZE_CLASSES ? KDA_SIZE_CLASS_TOP(k) : KDA_SIZE_CLASS_TOP(k - 1);
         char what[24];
-        if (k + 1 == KDA_SIZE_CLASSES) snprintf(what, sizeof what, "> %llu KiB", (top >> 2) >> 10);
+        if (k + 1 == KDA_SIZE_CLASSES) snprintf(what, sizeof what, "> %llu KiB", top >> 10);
         else if (top < 1024) snprintf(what, sizeof what, "<= %llu B", top);
         else snprintf(what, sizeof what, "<= %llu KiB", top >> 10);
         kda_walk_stats_row(f, what, s[k]);
