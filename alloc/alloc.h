@@ -1,15 +1,19 @@
 /* alloc.h - device-side dynamic memory allocators behind one C API.
  *
- * The allocator is chosen at compile time: exactly one of
- *   KDA_ALLOCATOR_ATOMIC      AtomicMalloc   one atomicAdd, no reuse
- *   KDA_ALLOCATOR_AWMALLOC    AWMalloc       AtomicMalloc on a ring (overwrites)
- *   KDA_ALLOCATOR_CMALLOC     CMalloc        circular list of chunks
- *   KDA_ALLOCATOR_CFMALLOC    CFMalloc       CMalloc, flag fused into the header word
- *   KDA_ALLOCATOR_CMMALLOC    CMMalloc       CMalloc, one offset per SM
- *   KDA_ALLOCATOR_CFMMALLOC   CFMMalloc      fused and multi
- *   KDA_ALLOCATOR_CUDAMALLOC  CudaMalloc     CUDA's device malloc/free
- * is defined (CMake sets it from KDT_ALLOCATOR).  There is no run-time
- * dispatch: kda_malloc and kda_free below compile to the one algorithm.
+ * The allocator is chosen at compile time, one header of alloc/ each:
+ *   atomic.h       AtomicMalloc   one atomicAdd, no reuse
+ *   awmalloc.h     AWMalloc       AtomicMalloc on a ring (overwrites)
+ *   cmalloc.h      CMalloc        circular list of chunks
+ *   cfmalloc.h     CFMalloc       CMalloc, flag fused into the header word
+ *   cmmalloc.h     CMMalloc       CMalloc, one offset per SM
+ *   cfmmalloc.h    CFMMalloc      fused and multi
+ *   cudamalloc.h   CudaMalloc     CUDA's device malloc/free
+ *   scatteralloc.h ScatterAlloc   pages of one chunk size, hashed (Steinberger 2012)
+ *   halloc.h       Halloc         slabs of size classes, bitmaps (Adinetz 2014)
+ *   fdgmalloc.h    FDGMalloc      per-warp superblocks, freed all at once (Widmer 2013)
+ * CMake's list KDA_ALLOCATORS names them; KDT_ALLOCATOR picks one, and
+ * KDA_ALLOC_HEADER and KDA_ALLOCATOR_<NAME> are defined from it.  There is
+ * no run-time dispatch: kda_malloc and kda_free compile to one algorithm.
  *
  * Host side (any C file):
  *   kda_pool_create   a pool of device memory (cudaMalloc) laid out for the
@@ -50,13 +54,25 @@ typedef struct kda_pool {
     kda_heap heap;     /* what kernels and threads allocate from */
     kda_layout layout; /* circular allocators: the pre-split layout */
     int on_device;
-    void *state;       /* the counter / offsets allocation */
+    void *state;       /* the allocator's state outside the pool (heap.meta) */
+    uint64_t state_bytes, clear_bytes; /* its size; how much a reset zeroes */
+    uint64_t reset_items;              /* kda_alloc_reset_item calls per reset */
+    uint64_t sys_heap_bytes;           /* the system allocator's share (CUDA's device heap) */
 } kda_pool;
 
 /* Name of the allocator compiled in, as the paper writes it ("CMalloc"). */
 const char *kda_allocator_name(void);
-/* Whether kda_free makes memory reusable (false for AtomicMalloc/AWMalloc). */
+/* Whether kda_free makes memory reusable (false for AtomicMalloc/AWMalloc,
+ * FDGMalloc). */
 int kda_allocator_frees(void);
+/* Whether it can serve the k-d tree build; if not, *why says why. */
+int kda_allocator_builds(const char **why);
+/* The smallest pool it accepts, in bytes (0: any). */
+uint64_t kda_allocator_min_pool(void);
+/* Every allocator of this build's list (CMake's KDA_ALLOCATORS), as
+ * "atomic awmalloc ..."; the one compiled in is kda_allocator_id(). */
+const char *kda_allocator_list(void);
+const char *kda_allocator_id(void);
 
 /* Device pool of `bytes` (rounded down to 16) on the current CUDA device.
  * For CUDA's malloc this sets the device heap size instead, which must
@@ -68,7 +84,8 @@ void kda_pool_destroy(kda_pool *pool);
 
 /* Host pool for CPU threads; `n_sms` plays the number of multiprocessors
  * for the multi variants (each thread says which it is on with
- * kda_host_set_sm).  Not available for CUDA's malloc. */
+ * kda_host_set_sm, and which warp it plays with kda_host_set_warp).  Not
+ * available where KDA_ALLOC_HOST is 0 (CUDA's malloc): -1 with a message. */
 int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen);
 void kda_host_pool_reset(kda_pool *pool);
 void kda_host_pool_destroy(kda_pool *pool);
@@ -76,10 +93,6 @@ void kda_host_pool_destroy(kda_pool *pool);
 /* Computes the pre-split layout of a circular pool of `units` units with
  * `n_heaps` heaps; -1 when the pool is too small for them. */
 int kda_layout_compute(uint32_t units, uint32_t n_heaps, kda_layout *l);
-/* Circular allocators: sets the pool's units, offsets count and layout for
- * a pool of `bytes` (n_sms: the multi variants' offsets, 1 for the others);
- * returns how many allocation offsets to allocate, or 0 with a message. */
-uint32_t kda_circular_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen);
 
 /* A walk over a circular pool's chunk list (a host copy of the pool). */
 typedef struct kda_scan {
@@ -103,57 +116,44 @@ void kda_scan_circular(const void *pool_copy, const kda_heap *h, kda_scan *out,
 #endif
 
 /* ------------------------------------------------------------------------
- * The algorithm compiled in.
+ * The algorithm compiled in: alloc/<name>.h, named by KDA_ALLOC_HEADER
+ * (CMake sets it, and KDA_ALLOCATOR_<NAME>, from its one list of
+ * allocators).  Each such header defines
+ *   KDA_ALLOC_NAME      the name as the paper writes it ("CMalloc")
+ *   KDA_ALLOC_FREES     1 when kda_free makes memory reusable
+ *   KDA_ALLOC_IN_POOL   1 when every block lies in [base, base + bytes);
+ *                       0 when some come from the system's allocator
+ *   KDA_ALLOC_HOST      1 when the algorithm runs on host threads too
+ *   KDA_ALLOC_BUILDS    1 when it can serve the k-d tree build (0: its
+ *                       frees are not single blocks; kdalloc says so)
+ *   KDA_ALLOC_MIN_POOL  the smallest pool it accepts, in bytes (0: any)
+ * and the functions
+ *   kda_malloc, kda_free                           (KDA_FN: device and host)
+ *   int  kda_alloc_plan(pool, bytes, n_sms, err, errlen)      (host)
+ *        fills pool->heap's fields and says what the pool needs:
+ *        pool->state_bytes of state outside the pool, the first
+ *        clear_bytes of it zeroed at every reset, reset_items items for
+ *        kda_alloc_reset_item, sys_heap_bytes for the system allocator
+ *        (CUDA's device malloc heap); -1 with a message when it cannot.
+ *   void kda_alloc_reset_item(h, layout, i)        (KDA_FN)
+ *   void kda_alloc_reset_finish(h, layout)         (KDA_FN)
+ *        a reset runs item i = 0 .. reset_items-1 (in parallel on the
+ *        GPU), then zeroes the state's first clear_bytes, then finish.
+ * An allocator with a per-warp clean-up also defines KDA_ALLOC_WARP_DONE
+ * and kda_warp_done (below); the others get the empty one.
  * ------------------------------------------------------------------------ */
 #include "port.h"
-#if defined(KDA_ALLOCATOR_ATOMIC) || defined(KDA_ALLOCATOR_AWMALLOC)
-#include "bump.h"
-#else
-#include "circular.h"
+#ifndef KDA_ALLOC_HEADER
+#error "no allocator selected: define KDA_ALLOC_HEADER and KDA_ALLOCATOR_<NAME> (CMake does; see alloc/)"
 #endif
+#include KDA_ALLOC_HEADER
 
-#if defined(KDA_ALLOCATOR_ATOMIC)
-#define KDA_ALLOCATOR_IS_BUMP 1
-KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size) { return atomic_malloc(h, size); }
-KDA_FN void kda_free(const kda_heap *h, void *p) { (void)h, (void)p; }
-#elif defined(KDA_ALLOCATOR_AWMALLOC)
-#define KDA_ALLOCATOR_IS_BUMP 1
-KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size) { return aw_malloc(h, size); }
-KDA_FN void kda_free(const kda_heap *h, void *p) { (void)h, (void)p; }
-#elif defined(KDA_ALLOCATOR_CMALLOC) || defined(KDA_ALLOCATOR_CFMALLOC) || defined(KDA_ALLOCATOR_CMMALLOC) || \
-    defined(KDA_ALLOCATOR_CFMMALLOC)
-#define KDA_ALLOCATOR_IS_CIRCULAR 1
-#if defined(KDA_ALLOCATOR_CFMALLOC) || defined(KDA_ALLOCATOR_CFMMALLOC)
-#define KDA_CIRCULAR_FUSED 1
-#else
-#define KDA_CIRCULAR_FUSED 0
-#endif
-#if defined(KDA_ALLOCATOR_CMMALLOC) || defined(KDA_ALLOCATOR_CFMMALLOC)
-#define KDA_CIRCULAR_MULTI 1
-#else
-#define KDA_CIRCULAR_MULTI 0
-#endif
-KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
-{
-    return circ_malloc(h, size, KDA_CIRCULAR_FUSED, KDA_CIRCULAR_MULTI);
-}
-KDA_FN void kda_free(const kda_heap *h, void *p) { circ_free(h, p, KDA_CIRCULAR_FUSED, KDA_CIRCULAR_MULTI); }
-#elif defined(KDA_ALLOCATOR_CUDAMALLOC)
-#define KDA_ALLOCATOR_IS_CUDA 1
-#ifdef __CUDACC__
-KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
-{
-    (void)h;
-    return size ? malloc((size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1)) : NULL;
-}
-KDA_FN void kda_free(const kda_heap *h, void *p)
-{
-    (void)h;
-    free(p);
-}
-#endif
-#else
-#error "no allocator selected: define one KDA_ALLOCATOR_* (see alloc.h)"
+#ifndef KDA_ALLOC_WARP_DONE
+/* kda_warp_done: the calling warp (its lane 0, or the lanes that allocate)
+ * is done with every block it allocated in this kernel; FDGMalloc frees
+ * them all at once here (its "tidy up"), every other allocator does
+ * nothing.  Benchmarks call it where the paper's FDGMalloc tests did. */
+KDA_FN void kda_warp_done(const kda_heap *h) { (void)h; }
 #endif
 
 #ifdef __CUDACC__
@@ -178,7 +178,7 @@ KDA_FN void kda_free_warp(const kda_heap *h, void *p, unsigned lanes)
 {
     if ((int)(threadIdx.x & 31u) == __ffs(lanes) - 1) kda_free(h, p);
 }
-#elif !defined(KDA_ALLOCATOR_IS_CUDA)
+#elif KDA_ALLOC_HOST
 /* A host thread is a warp of one. */
 KDA_FN void *kda_malloc_warp(const kda_heap *h, uint64_t size, unsigned lanes)
 {

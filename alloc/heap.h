@@ -7,6 +7,8 @@
  *   bump allocators (AtomicMalloc, AWMalloc): base, bytes, counter
  *   circular allocators (the CMalloc family):  base, units, offsets, n_offsets
  *   CUDA malloc: none (its heap is the driver's)
+ *   the others (ScatterAlloc, Halloc, FDGMalloc): base, bytes, meta and
+ *   the cells/cell_bytes/groups their own header describes
  */
 #ifndef KDA_HEAP_H
 #define KDA_HEAP_H
@@ -24,10 +26,16 @@ typedef struct kda_heap {
     uint32_t n_offsets;  /* circular: 1, or one allocation offset per SM */
     uint32_t epoch;      /* circular: bumped by every reset, part of each header's tag */
     uint32_t n_heaps, heap_units, root_units; /* circular: the pre-split heaps (kda_layout) */
-    uint64_t *counter;   /* bump: the shared allocation offset, in bytes */
-    uint32_t *offsets;   /* circular: memOffset per SM, in units; multi variants
-                          * have one more, offsets[n_offsets], for requests
-                          * larger than a heap's root chunk (circ_slot) */
+    union { /* the allocator's state outside the pool (kda_pool.state), as: */
+        uint64_t *counter;   /* bump: the shared allocation offset, in bytes */
+        uint32_t *offsets;   /* circular: memOffset per SM, in units; multi variants
+                              * have one more, offsets[n_offsets], for requests
+                              * larger than a heap's root chunk (circ_slot) */
+        unsigned char *meta; /* the others: laid out as their header says */
+    };
+    uint32_t cells;      /* pages (ScatterAlloc), slabs (Halloc), warp slots (FDGMalloc) */
+    uint32_t cell_bytes; /* the size of one page or slab */
+    uint32_t groups;     /* super blocks (ScatterAlloc) */
 } kda_heap;
 
 /* The pre-split layout of a circular pool (see circular.h): n_heaps heaps

@@ -6,56 +6,56 @@
 
 #include "alloc.h"
 
-_Thread_local uint32_t kda_host_sm;
+_Thread_local uint32_t kda_host_sm, kda_host_warp;
 
 int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
 {
     memset(pool, 0, sizeof *pool);
-#if defined(KDA_ALLOCATOR_IS_CUDA)
-    (void)bytes, (void)n_sms;
-    snprintf(err, errlen, "CUDA's malloc runs on the GPU only: no host pool");
-    return -1;
-#else
+    if (!KDA_ALLOC_HOST) {
+        snprintf(err, errlen, "%s runs on the GPU only: no host pool", KDA_ALLOC_NAME);
+        return -1;
+    }
     bytes &= ~(uint64_t)(KDA_UNIT - 1);
-    kda_heap *h = &pool->heap;
-    h->bytes = bytes;
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
-    uint32_t n_offsets = kda_circular_plan(pool, bytes, n_sms, err, errlen);
-    if (!n_offsets) return -1;
-    pool->state = h->offsets = calloc(n_offsets, sizeof *h->offsets);
-#else
-    (void)n_sms;
-    pool->state = h->counter = calloc(1, sizeof *h->counter);
-#endif
-    h->base = aligned_alloc(64, bytes ? bytes : 64);
-    if (!h->base || !pool->state) {
+    if (bytes < kda_allocator_min_pool()) {
+        snprintf(err, errlen, "%s needs a pool of at least %llu MiB (asked for %.1f MiB)", KDA_ALLOC_NAME,
+                 (unsigned long long)(kda_allocator_min_pool() >> 20), (double)bytes / (1 << 20));
+        return -1;
+    }
+    pool->heap.bytes = bytes;
+    if (kda_alloc_plan(pool, bytes, n_sms, err, errlen)) return -1;
+#if KDA_ALLOC_HOST
+    uint64_t own = pool->sys_heap_bytes < bytes ? bytes - pool->sys_heap_bytes : 0; /* laid out by the allocator */
+    pool->state = calloc(1, pool->state_bytes ? pool->state_bytes : 16);
+    pool->heap.meta = pool->state;
+    pool->heap.base = aligned_alloc(64, own ? (own + 63) & ~(uint64_t)63 : 64);
+    if (!pool->heap.base || !pool->state) {
         kda_host_pool_destroy(pool);
         snprintf(err, errlen, "out of host memory for a pool of %llu bytes", (unsigned long long)bytes);
         return -1;
     }
     kda_host_pool_reset(pool);
-    return 0;
 #endif
+    return 0;
 }
 
+#if KDA_ALLOC_HOST
 void kda_host_pool_reset(kda_pool *pool)
 {
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
-    const kda_layout *l = &pool->layout;
-    pool->heap.epoch++; /* headers of the last use no longer carry valid tags */
-    for (uint32_t heap = 0; heap < l->n_heaps; heap++)
-        for (uint32_t slot = 0; slot < l->chunks; slot++)
-            circ_init_chunk(&pool->heap, l, heap, slot, KDA_CIRCULAR_FUSED);
-    circ_init_finish(&pool->heap, l, KDA_CIRCULAR_FUSED, KDA_CIRCULAR_MULTI);
-#elif defined(KDA_ALLOCATOR_IS_BUMP)
-    *pool->heap.counter = 0;
-#else
-    (void)pool;
-#endif
+    pool->heap.epoch++; /* circular: headers of the last use no longer carry valid tags */
+    for (uint64_t i = 0; i < pool->reset_items; i++) kda_alloc_reset_item(&pool->heap, &pool->layout, i);
+    memset(pool->state, 0, pool->clear_bytes);
+    kda_alloc_reset_finish(&pool->heap, &pool->layout);
 }
+#else
+void kda_host_pool_reset(kda_pool *pool) { (void)pool; }
+#endif
 
 void kda_host_pool_destroy(kda_pool *pool)
 {
+#if KDA_ALLOC_HOST && !KDA_ALLOC_IN_POOL
+    if (pool->state) /* a reset gives back what the system allocator still holds for the pool */
+        for (uint64_t i = 0; i < pool->reset_items; i++) kda_alloc_reset_item(&pool->heap, &pool->layout, i);
+#endif
     free(pool->heap.base);
     free(pool->state);
     memset(pool, 0, sizeof *pool);

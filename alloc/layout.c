@@ -6,7 +6,6 @@
  * the remainder chunk.  Per-SM heaps (CMMalloc, CFMMalloc): as many heaps
  * of root R / #SM (rounded down to MIN_CHUNK times a power of two), so they
  * take less room than the one heap would and the remainder is larger. */
-#include <stdio.h>
 
 #include "alloc.h"
 #include "circular.h"
@@ -46,26 +45,3 @@ int kda_layout_compute(uint32_t units, uint32_t n_heaps, kda_layout *l)
     l->units = units;
     return 0;
 }
-
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
-uint32_t kda_circular_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
-{
-    kda_heap *h = &pool->heap;
-    if (bytes / KDA_UNIT > UINT32_MAX) {
-        snprintf(err, errlen, "a pool of %.1f GiB exceeds the 64 GiB a circular pool can address",
-                 (double)bytes / (1u << 30));
-        return 0;
-    }
-    h->units = (uint32_t)(bytes / KDA_UNIT);
-    h->n_offsets = KDA_CIRCULAR_MULTI && n_sms ? n_sms : 1;
-    if (kda_layout_compute(h->units, h->n_offsets, &pool->layout)) {
-        snprintf(err, errlen, "a pool of %llu bytes is too small for %u heaps", (unsigned long long)bytes,
-                 h->n_offsets);
-        return 0;
-    }
-    h->n_heaps = pool->layout.n_heaps;
-    h->heap_units = pool->layout.heap_units;
-    h->root_units = pool->layout.root_units;
-    return h->n_offsets + KDA_CIRCULAR_MULTI; /* the multi variants' large-request offset */
-}
-#endif

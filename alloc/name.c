@@ -1,30 +1,20 @@
 /* name.c - what the build compiled in, for --version and the statistics. */
 #include "alloc.h"
 
-const char *kda_allocator_name(void)
+const char *kda_allocator_name(void) { return KDA_ALLOC_NAME; }
+int kda_allocator_frees(void) { return KDA_ALLOC_FREES; }
+uint64_t kda_allocator_min_pool(void) { return KDA_ALLOC_MIN_POOL; }
+
+int kda_allocator_builds(const char **why)
 {
-#if defined(KDA_ALLOCATOR_ATOMIC)
-    return "AtomicMalloc";
-#elif defined(KDA_ALLOCATOR_AWMALLOC)
-    return "AWMalloc";
-#elif defined(KDA_ALLOCATOR_CMALLOC)
-    return "CMalloc";
-#elif defined(KDA_ALLOCATOR_CFMALLOC)
-    return "CFMalloc";
-#elif defined(KDA_ALLOCATOR_CMMALLOC)
-    return "CMMalloc";
-#elif defined(KDA_ALLOCATOR_CFMMALLOC)
-    return "CFMMalloc";
+#if KDA_ALLOC_BUILDS
+    *why = NULL;
+    return 1;
 #else
-    return "CudaMalloc";
+    *why = KDA_ALLOC_NO_BUILD_WHY;
+    return 0;
 #endif
 }
 
-int kda_allocator_frees(void)
-{
-#if defined(KDA_ALLOCATOR_IS_BUMP)
-    return 0;
-#else
-    return 1;
-#endif
-}
+const char *kda_allocator_list(void) { return KDA_ALLOCATOR_LIST; }
+const char *kda_allocator_id(void) { return KDA_ALLOCATOR_ID; }

@@ -8,8 +8,15 @@
  *   kda_store32/64       the matching store
  *   kda_fence            orders this thread's earlier stores before its
  *                        later ones for every observer (__threadfence)
+ *   kda_add32/and32/or32 32-bit fetch-and-op, returning the old value
  *   kda_sm_id            the multiprocessor this thread runs on; on the
  *                        host, a per-thread number set by kda_host_set_sm
+ *   kda_warp_slot        the calling warp's number in the grid; on the
+ *                        host, a per-thread number set by kda_host_set_warp
+ *   kda_lane_id          the lane in the warp (0 on the host)
+ *   kda_sys_malloc/free  the system's allocator: CUDA's device malloc on the
+ *                        GPU, the C library's on the host (the allocators
+ *                        that delegate to it as published: Halloc, FDGMalloc)
  *
  * Host atomics are GCC/Clang __atomic builtins: CAS and add are sequentially
  * consistent, loads acquire, stores relaxed, and the fence is a full fence
@@ -34,6 +41,9 @@ KDA_FN uint64_t kda_cas64(uint64_t *p, uint64_t expected, uint64_t desired)
     return atomicCAS((unsigned long long *)p, (unsigned long long)expected, (unsigned long long)desired);
 }
 KDA_FN uint64_t kda_add64(uint64_t *p, uint64_t v) { return atomicAdd((unsigned long long *)p, (unsigned long long)v); }
+KDA_FN uint32_t kda_add32(uint32_t *p, uint32_t v) { return atomicAdd((unsigned int *)p, v); }
+KDA_FN uint32_t kda_and32(uint32_t *p, uint32_t v) { return atomicAnd((unsigned int *)p, v); }
+KDA_FN uint32_t kda_or32(uint32_t *p, uint32_t v) { return atomicOr((unsigned int *)p, v); }
 KDA_FN uint32_t kda_load32(const uint32_t *p) { return *(const volatile uint32_t *)p; }
 KDA_FN uint64_t kda_load64(const uint64_t *p) { return *(const volatile uint64_t *)p; }
 KDA_FN void kda_store32(uint32_t *p, uint32_t v) { *(volatile uint32_t *)p = v; }
@@ -45,13 +55,25 @@ KDA_FN uint32_t kda_sm_id(void)
     asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
     return id;
 }
+KDA_FN uint32_t kda_warp_slot(void)
+{
+    uint64_t block = blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
+    uint32_t t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    return (uint32_t)((block * blockDim.x * blockDim.y * blockDim.z + t) >> 5);
+}
+KDA_FN uint32_t kda_lane_id(void) { return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u; }
+KDA_FN void *kda_sys_malloc(uint64_t size) { return malloc(size); }
+KDA_FN void kda_sys_free(void *p) { free(p); }
 
 #else /* host threads */
 
 #define KDA_FN static inline
 
-extern _Thread_local uint32_t kda_host_sm;
+#include <stdlib.h>
+
+extern _Thread_local uint32_t kda_host_sm, kda_host_warp;
 static inline void kda_host_set_sm(uint32_t id) { kda_host_sm = id; }
+static inline void kda_host_set_warp(uint32_t id) { kda_host_warp = id; }
 
 KDA_FN uint32_t kda_cas32(uint32_t *p, uint32_t expected, uint32_t desired)
 {
@@ -64,12 +86,19 @@ KDA_FN uint64_t kda_cas64(uint64_t *p, uint64_t expected, uint64_t desired)
     return expected;
 }
 KDA_FN uint64_t kda_add64(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+KDA_FN uint32_t kda_add32(uint32_t *p, uint32_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+KDA_FN uint32_t kda_and32(uint32_t *p, uint32_t v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
+KDA_FN uint32_t kda_or32(uint32_t *p, uint32_t v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN uint32_t kda_load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 KDA_FN uint64_t kda_load64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 KDA_FN void kda_store32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 KDA_FN void kda_store64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 KDA_FN void kda_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 KDA_FN uint32_t kda_sm_id(void) { return kda_host_sm; }
+KDA_FN uint32_t kda_warp_slot(void) { return kda_host_warp; }
+KDA_FN uint32_t kda_lane_id(void) { return 0; }
+KDA_FN void *kda_sys_malloc(uint64_t size) { return malloc(size); }
+KDA_FN void kda_sys_free(void *p) { free(p); }
 
 #endif
 #endif

@@ -113,6 +113,9 @@ static int build_gpu(const tree_source *ts, const scene *s, tree_result *r)
         cli_error("%s", err);
         return -1;
     }
+    if (r->gpu_stats.pool_raised)
+        fprintf(stderr, "note: pool raised to %s's minimum of %.0f MiB (the paper did the same)\n",
+                r->gpu_stats.allocator, (double)r->gpu_stats.pool_bytes / (1 << 20));
     if (r->gpu_stats.pool_wrapped && kdtree_check(&r->host, s, err, sizeof err)) {
         cli_error("%s wrapped around its %.1f MiB pool and overwrote live arrays: the tree is invalid (%s); "
                   "rerun with a larger --pool-factor or --pool-mb",
@@ -134,6 +137,12 @@ int tree_build(const tree_source *ts, const scene *s, tree_result *r)
         return build_cpu(s, r);
     }
 #if KDA_HAVE_CUDA
+    const char *cannot;
+    if (!kda_allocator_builds(&cannot)) { /* before looking for a GPU: the answer is the same without one */
+        cli_error("%s cannot serve the k-d tree build: %s; build with --cpu, or with another allocator "
+                  "(-DKDT_ALLOCATOR)", kda_allocator_name(), cannot);
+        return -1;
+    }
     char why[256];
     if (gpu_device_check(why, sizeof why)) {
         if (ts->device == DEVICE_GPU) {

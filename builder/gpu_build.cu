@@ -401,6 +401,11 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
 {
     memset(out, 0, sizeof *out);
     memset(stats, 0, sizeof *stats);
+    const char *why;
+    if (!kda_allocator_builds(&why)) {
+        snprintf(err, errlen, "%s cannot serve the k-d tree build: %s", kda_allocator_name(), why);
+        return -1;
+    }
     uint32_t n = g->n_triangles;
     if (n == 0) {
         snprintf(err, errlen, "cannot build a tree over an empty scene");
@@ -413,6 +418,12 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     uint64_t root_bytes = (uint64_t)n * sizeof(uint32_t);
     uint64_t pool_bytes = opt->pool_bytes ? opt->pool_bytes : (uint64_t)(opt->pool_factor * (double)root_bytes);
     pool_bytes = (pool_bytes + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
+    /* An allocator's minimum pool (Halloc's) is taken where the factor asks
+     * for less, as the paper did; an explicit size below it is refused. */
+    if (!opt->pool_bytes && pool_bytes < kda_allocator_min_pool()) {
+        pool_bytes = kda_allocator_min_pool();
+        stats->pool_raised = 1;
+    }
 
     kda_pool pool;
     memset(&pool, 0, sizeof pool);

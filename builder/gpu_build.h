@@ -64,6 +64,8 @@ typedef struct gpu_build_stats {
     uint64_t peak_pool_bytes;   /* most bytes live at once (requested sizes) */
     uint64_t pool_bytes;
     double pool_factor;         /* pool over the root array's bytes */
+    int pool_raised;            /* the factor asked for less than the allocator's
+                                 * minimum pool, which was taken instead */
     int pool_wrapped;           /* AWMalloc: more was allocated than the pool
                                    holds, so its ring overwrote old blocks:
                                    the tree must be checked before use */

@@ -17,50 +17,26 @@
 
 #include "alloc.h"
 
+#if KDA_ALLOC_HOST
+#include "alloc_test_util.h"
+
 static char err[256];
 
-static uint64_t mix(uint64_t z)
+/* A pool of `bytes`, or the allocator's minimum (Halloc's) if larger. */
+static uint64_t pool_of(uint64_t bytes)
 {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Sizes from 16 B to 128 KiB, uniform in log2, not multiples of 16. */
-static uint64_t random_size(uint64_t *rng)
-{
-    *rng = mix(*rng + 0x9e3779b97f4a7c15ull);
-    unsigned bits = 4 + (unsigned)(*rng % 14); /* 2^4 .. 2^17 */
-    uint64_t size = ((uint64_t)1 << bits) + (*rng >> 20) % ((uint64_t)1 << bits);
-    return size > (128u << 10) ? (128u << 10) - 3 : size;
-}
-
-static void fill(void *p, uint64_t size, uint64_t key)
-{
-    uint64_t words = size / 8;
-    uint64_t *w = p;
-    for (uint64_t i = 0; i < words; i++) w[i] = key ^ (i * 0x9e3779b97f4a7c15ull);
-    unsigned char *tail = (unsigned char *)p + words * 8;
-    for (uint64_t i = 0; i < size % 8; i++) tail[i] = (unsigned char)(key >> (8 * i));
-}
-
-static int intact(const void *p, uint64_t size, uint64_t key)
-{
-    uint64_t words = size / 8;
-    const uint64_t *w = p;
-    for (uint64_t i = 0; i < words; i++)
-        if (w[i] != (key ^ (i * 0x9e3779b97f4a7c15ull))) return 0;
-    const unsigned char *tail = (const unsigned char *)p + words * 8;
-    for (uint64_t i = 0; i < size % 8; i++)
-        if (tail[i] != (unsigned char)(key >> (8 * i))) return 0;
-    return 1;
+    return bytes > kda_allocator_min_pool() ? bytes : kda_allocator_min_pool();
 }
 
 static void check_pointer(const kda_pool *pool, const void *p, uint64_t size)
 {
     const unsigned char *c = p;
     cr_assert_eq((uintptr_t)c % KDA_UNIT, 0, "pointer %p is not 16-byte aligned", p);
+#if KDA_ALLOC_IN_POOL
     cr_assert(c >= pool->heap.base && c + size <= pool->heap.base + pool->heap.bytes, "pointer outside the pool");
+#else
+    (void)pool, (void)size;
+#endif
 }
 
 #if defined(KDA_ALLOCATOR_IS_CIRCULAR)
@@ -82,6 +58,13 @@ static void expect_all_free(const kda_pool *pool)
     cr_assert_eq(units, (uint64_t)pool->heap.units - 1, "chunks cover %llu of %u units",
                  (unsigned long long)units, pool->heap.units - 1);
 }
+#elif defined(KDA_ALLOC_TESTS)
+/* The allocator's own tests (tests/alloc_<name>.c, included at the end)
+ * check that its state says everything is free again. */
+static void expect_all_free(const kda_pool *pool);
+#else
+/* The bump allocators keep no state to check. */
+static void expect_all_free(const kda_pool *pool) { (void)pool; }
 #endif
 
 /* ---- single thread ---- */
@@ -90,7 +73,8 @@ Test(alloc, name_and_kind)
 {
     const char *name = kda_allocator_name();
     cr_assert(name && *name);
-#if defined(KDA_ALLOCATOR_IS_BUMP)
+    cr_assert(strstr(kda_allocator_list(), kda_allocator_id()), "%s is in the list", kda_allocator_id());
+#if defined(KDA_ALLOCATOR_IS_BUMP) || defined(KDA_ALLOCATOR_FDGMALLOC)
     cr_assert_eq(kda_allocator_frees(), 0);
 #else
     cr_assert_eq(kda_allocator_frees(), 1);
@@ -100,7 +84,7 @@ Test(alloc, name_and_kind)
 Test(alloc, alignment_of_every_size)
 {
     kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 64u << 20, 4, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(kda_host_pool_create(&pool, pool_of(64u << 20), 4, err, sizeof err), 0, "%s", err);
     void *blocks[600];
     int n = 0;
     for (uint64_t size = 1; size <= 600; size++) {
@@ -112,22 +96,23 @@ Test(alloc, alignment_of_every_size)
     }
     for (int i = 0; i < n; i++) cr_assert(intact(blocks[i], (uint64_t)i + 1, (uint64_t)i + 1), "block %d", i);
     for (int i = 0; i < n; i++) kda_free(&pool.heap, blocks[i]);
+    kda_warp_done(&pool.heap);
     cr_assert_null(kda_malloc(&pool.heap, 0), "malloc(0) returns NULL");
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
     expect_all_free(&pool);
-#endif
     kda_host_pool_destroy(&pool);
 }
 
 Test(alloc, request_larger_than_pool_is_null)
 {
     kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 1u << 20, 4, err, sizeof err), 0, "%s", err);
-    cr_assert_null(kda_malloc(&pool.heap, (1u << 20) + 1));
+    uint64_t bytes = pool_of(1u << 20);
+    cr_assert_eq(kda_host_pool_create(&pool, bytes, 4, err, sizeof err), 0, "%s", err);
+    cr_assert_null(kda_malloc(&pool.heap, bytes + 1));
     cr_assert_null(kda_malloc(&pool.heap, UINT64_MAX / 2));
     void *p = kda_malloc(&pool.heap, 4096);
     cr_assert_not_null(p, "a small request still works");
     kda_free(&pool.heap, p);
+    kda_warp_done(&pool.heap);
     kda_host_pool_destroy(&pool);
 }
 
@@ -477,7 +462,7 @@ Test(alloc, pool_larger_than_4_gib, .timeout = 120)
     kda_host_pool_destroy(&pool);
 }
 
-#else /* bump allocators */
+#elif defined(KDA_ALLOCATOR_IS_BUMP)
 
 Test(alloc, pool_larger_than_4_gib)
 {
@@ -545,10 +530,21 @@ static void *stress_thread(void *p)
 {
     stress_args *a = p;
     kda_host_set_sm((uint32_t)a->id % 4);
+    kda_host_set_warp((uint32_t)a->id);
     uint64_t rng = mix((uint64_t)a->id + 1);
     void *block[LIVE] = {0};
     uint64_t size[LIVE] = {0}, key[LIVE] = {0};
     for (int it = 0; it < a->iterations && !a->failure[0]; it++) {
+        if (it % 256 == 255) { /* now and then everything: FDGMalloc's tidy-up frees */
+            for (int s = 0; s < LIVE; s++)
+                if (block[s]) {
+                    if (!intact(block[s], size[s], key[s]))
+                        snprintf(a->failure, sizeof a->failure, "thread %d: block overwritten", a->id);
+                    kda_free(&a->pool->heap, block[s]);
+                    block[s] = NULL;
+                }
+            kda_warp_done(&a->pool->heap);
+        }
         int slot = (int)(mix(rng + (uint64_t)it) % LIVE);
         if (block[slot]) {
             if (!intact(block[slot], size[slot], key[slot])) {
@@ -569,8 +565,8 @@ static void *stress_thread(void *p)
             continue;
         }
         unsigned char *c = block[slot];
-        if ((uintptr_t)c % KDA_UNIT || c < a->pool->heap.base ||
-            c + size[slot] > a->pool->heap.base + a->pool->heap.bytes) {
+        if ((uintptr_t)c % KDA_UNIT ||
+            (KDA_ALLOC_IN_POOL && (c < a->pool->heap.base || c + size[slot] > a->pool->heap.base + a->pool->heap.bytes))) {
             snprintf(a->failure, sizeof a->failure, "thread %d: bad pointer %p", a->id, block[slot]);
             break;
         }
@@ -583,6 +579,7 @@ static void *stress_thread(void *p)
                 snprintf(a->failure, sizeof a->failure, "thread %d: block overwritten", a->id);
             kda_free(&a->pool->heap, block[s]);
         }
+    kda_warp_done(&a->pool->heap);
     return NULL;
 }
 
@@ -603,9 +600,7 @@ static void run_stress(uint64_t pool_bytes, int iterations, uint64_t *nulls, uin
         *nulls += args[i].nulls;
         *allocations += args[i].allocations;
     }
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
     expect_all_free(&pool);
-#endif
     kda_host_pool_destroy(&pool);
 }
 
@@ -622,7 +617,7 @@ Test(alloc, stress_random_malloc_free, .timeout = 240)
     run_stress(3u << 20, 20000, &nulls, &allocations);
     cr_assert_gt(nulls, 0, "a 3 MiB pool must run out under 8 threads holding up to 16 x 128 KiB");
 }
-#else
+#elif defined(KDA_ALLOCATOR_IS_BUMP)
 /* Bump allocators never reuse within one lap of the pool: with a pool
  * larger than everything allocated, no two blocks may overlap. */
 Test(alloc, stress_random_malloc_free, .timeout = 240)
@@ -631,4 +626,31 @@ Test(alloc, stress_random_malloc_free, .timeout = 240)
     run_stress(1200u << 20, 10000, &nulls, &allocations);
     cr_assert_eq(nulls, 0, "%llu of %llu failed", (unsigned long long)nulls, (unsigned long long)allocations);
 }
+#else
+/* The others: random sizes and lifetimes in a pool 3x the live set. */
+Test(alloc, stress_random_malloc_free, .timeout = 240)
+{
+    uint64_t nulls, allocations;
+    run_stress(pool_of(48u << 20), 40000, &nulls, &allocations);
+    cr_assert_gt(allocations, 100000);
+    cr_assert_lt(nulls, allocations / 10, "%llu of %llu failed in a pool 3x the live set",
+                 (unsigned long long)nulls, (unsigned long long)allocations);
+}
+#endif
+
+#ifdef KDA_ALLOC_TESTS
+#include KDA_ALLOC_TESTS
+#endif
+
+#else /* KDA_ALLOC_HOST == 0 */
+
+/* An allocator that runs on the GPU only refuses a host pool, saying why. */
+Test(alloc, host_pool_is_refused)
+{
+    kda_pool pool;
+    char why[256] = "";
+    cr_assert_eq(kda_host_pool_create(&pool, 1u << 20, 1, why, sizeof why), -1);
+    cr_assert(strstr(why, kda_allocator_name()) && strstr(why, "GPU only"), "message: %s", why);
+}
+
 #endif

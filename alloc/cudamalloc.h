@@ -1,0 +1,36 @@
+/* cudamalloc.h - CUDA's own device malloc and free.  The pool is the
+ * driver's device heap, sized by kda_pool_create; no host version. */
+#ifndef KDA_CUDAMALLOC_H
+#define KDA_CUDAMALLOC_H
+
+#define KDA_ALLOC_NAME "CudaMalloc"
+#define KDA_ALLOCATOR_IS_CUDA 1
+#define KDA_ALLOC_FREES 1
+#define KDA_ALLOC_IN_POOL 0
+#define KDA_ALLOC_HOST 0
+#define KDA_ALLOC_BUILDS 1
+#define KDA_ALLOC_MIN_POOL 0
+
+#ifdef __CUDACC__
+KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
+{
+    (void)h;
+    return size ? malloc((size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1)) : NULL;
+}
+KDA_FN void kda_free(const kda_heap *h, void *p)
+{
+    (void)h;
+    free(p);
+}
+KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_t i) { (void)h, (void)l, (void)i; }
+KDA_FN void kda_alloc_reset_finish(const kda_heap *h, const kda_layout *l) { (void)h, (void)l; }
+#endif
+
+static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
+{
+    (void)n_sms, (void)err, (void)errlen;
+    pool->sys_heap_bytes = bytes;
+    return 0;
+}
+
+#endif
