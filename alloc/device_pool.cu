@@ -87,7 +87,9 @@ extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t
     char what[96];
     snprintf(what, sizeof what, "allocating a pool of %.1f MiB on the GPU", (double)bytes / (1 << 20));
     if (pool->state_bytes) {
-        if (cuda_failed(cudaMalloc(&pool->state, pool->state_bytes), what, err, errlen)) return -1;
+        if (cuda_failed(cudaMalloc(&pool->state, pool->state_bytes), what, err, errlen) ||
+            cuda_failed(cudaMemset(pool->state, 0, pool->state_bytes), what, err, errlen))
+            return -1;
         h->meta = (unsigned char *)pool->state;
     }
     if (pool->sys_heap_bytes < bytes) { /* the part the allocator lays out itself */

@@ -8,6 +8,9 @@
 
 _Thread_local uint32_t kda_host_sm, kda_host_warp;
 
+void *kda_sys_malloc(uint64_t size) { return size <= SIZE_MAX / 2 ? malloc((size_t)size) : NULL; }
+void kda_sys_free(void *p) { free(p); }
+
 int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
 {
     memset(pool, 0, sizeof *pool);

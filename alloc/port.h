@@ -9,6 +9,8 @@
  *   kda_fence            orders this thread's earlier stores before its
  *                        later ones for every observer (__threadfence)
  *   kda_add32/and32/or32 32-bit fetch-and-op, returning the old value
+ *   kda_ffs32            1 + the index of the lowest set bit, 0 for none
+ *   kda_pause            a short wait in a spin loop
  *   kda_sm_id            the multiprocessor this thread runs on; on the
  *                        host, a per-thread number set by kda_host_set_sm
  *   kda_warp_slot        the calling warp's number in the grid; on the
@@ -44,6 +46,8 @@ KDA_FN uint64_t kda_add64(uint64_t *p, uint64_t v) { return atomicAdd((unsigned 
 KDA_FN uint32_t kda_add32(uint32_t *p, uint32_t v) { return atomicAdd((unsigned int *)p, v); }
 KDA_FN uint32_t kda_and32(uint32_t *p, uint32_t v) { return atomicAnd((unsigned int *)p, v); }
 KDA_FN uint32_t kda_or32(uint32_t *p, uint32_t v) { return atomicOr((unsigned int *)p, v); }
+KDA_FN int kda_ffs32(uint32_t v) { return __ffs(v); }
+KDA_FN void kda_pause(void) { __nanosleep(64); }
 KDA_FN uint32_t kda_load32(const uint32_t *p) { return *(const volatile uint32_t *)p; }
 KDA_FN uint64_t kda_load64(const uint64_t *p) { return *(const volatile uint64_t *)p; }
 KDA_FN void kda_store32(uint32_t *p, uint32_t v) { *(volatile uint32_t *)p = v; }
@@ -69,7 +73,7 @@ KDA_FN void kda_sys_free(void *p) { free(p); }
 
 #define KDA_FN static inline
 
-#include <stdlib.h>
+#include <sched.h>
 
 extern _Thread_local uint32_t kda_host_sm, kda_host_warp;
 static inline void kda_host_set_sm(uint32_t id) { kda_host_sm = id; }
@@ -89,6 +93,8 @@ KDA_FN uint64_t kda_add64(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p
 KDA_FN uint32_t kda_add32(uint32_t *p, uint32_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN uint32_t kda_and32(uint32_t *p, uint32_t v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN uint32_t kda_or32(uint32_t *p, uint32_t v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+KDA_FN int kda_ffs32(uint32_t v) { return __builtin_ffs((int)v); }
+KDA_FN void kda_pause(void) { sched_yield(); }
 KDA_FN uint32_t kda_load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 KDA_FN uint64_t kda_load64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 KDA_FN void kda_store32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
@@ -97,8 +103,9 @@ KDA_FN void kda_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 KDA_FN uint32_t kda_sm_id(void) { return kda_host_sm; }
 KDA_FN uint32_t kda_warp_slot(void) { return kda_host_warp; }
 KDA_FN uint32_t kda_lane_id(void) { return 0; }
-KDA_FN void *kda_sys_malloc(uint64_t size) { return malloc(size); }
-KDA_FN void kda_sys_free(void *p) { free(p); }
+/* The C library's malloc and free, behind a call (host_pool.c). */
+void *kda_sys_malloc(uint64_t size);
+void kda_sys_free(void *p);
 
 #endif
 #endif

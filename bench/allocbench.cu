@@ -16,6 +16,9 @@
  *              warp-coalesced (the paper's Table 1)
  *   frag       internal and external fragmentation after the AD test's
  *              allocations and frees, by a scan of the pool (CMalloc family)
+ * FDGMalloc frees a warp's memory at the end of each AD and ACD kernel
+ * (kda_warp_done, its paper's "end"); in P, blocks live across kernels and
+ * its memory is given back by the pool's reset.
  *
  * As in the paper, lane 0 of each warp allocates (coalescing is measured by
  * `regs` only), requests are padded to 16 bytes, each time is the median of
@@ -65,6 +68,7 @@ __global__ void ad_kernel(kda_heap h, uint32_t payload, unsigned long long *fail
     }
     p[0] = warp_id();
     kda_free(&h, p);
+    kda_warp_done(&h); /* FDGMalloc's "end", as in its paper's tests */
 }
 
 #define ACD_MAX 100
@@ -78,6 +82,7 @@ __global__ void acd_kernel(kda_heap h, uint32_t payload, uint32_t iters, unsigne
         else atomicAdd(fails, 1ull);
     }
     for (uint32_t i = 0; i < iters; i++) kda_free(&h, held[i]);
+    kda_warp_done(&h);
 }
 
 static __device__ uint32_t hash32(uint32_t x)

@@ -72,7 +72,7 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
         if (!p) continue;
         if (coalesced || lane == 0) {
             misaligned += ((uintptr_t)p & 15u) != 0;
-#if !defined(KDA_ALLOCATOR_CUDAMALLOC)
+#if KDA_ALLOC_IN_POOL
             outside += (unsigned char *)p < heap.base || (unsigned char *)p + size > heap.base + heap.bytes;
 #endif
         }
@@ -84,6 +84,7 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
         __threadfence(); /* before any other thread may get this memory */
         __nanosleep((uint32_t)(r >> 50) & 1023u);
     }
+    kda_warp_done(&heap); /* FDGMalloc gives the warp's memory back here */
     atomicAdd(&out->allocations, allocations);
     atomicAdd(&out->nulls, nulls);
     atomicAdd(&out->corrupt, corrupt);

@@ -22,6 +22,7 @@
 
 static char err[512];
 
+#if KDA_ALLOC_BUILDS
 static void require_gpu(void)
 {
     char why[256];
@@ -204,6 +205,14 @@ Test(gpu_build, pool_too_small, .timeout = 300)
     gpu_build_options o = {1.5, 0, 1, 0};
     gpu_tree t;
     gpu_build_stats st;
+    if (kda_allocator_min_pool()) { /* Halloc: 1.5x is raised to the minimum; an explicit size below it is refused */
+        o.pool_bytes = kda_allocator_min_pool() / 2;
+        cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), -1);
+        cr_assert(strstr(err, "needs a pool of at least"), "message: %s", err);
+        gpu_scene_free(&g);
+        scene_free(&s);
+        return;
+    }
     int rc = gpu_build(&g, &o, &t, &st, err, sizeof err);
 #if defined(KDA_ALLOCATOR_AWMALLOC)
     if (rc == 0) {
@@ -230,3 +239,35 @@ Test(gpu_build, pool_too_small, .timeout = 300)
     gpu_scene_free(&g);
     scene_free(&s);
 }
+
+/* The pool raised to the allocator's minimum where the factor asks for less. */
+Test(gpu_build, minimum_pool, .timeout = 300)
+{
+    require_gpu();
+    if (!kda_allocator_min_pool()) cr_skip_test("%s has no minimum pool", kda_allocator_name());
+    scene s;
+    cr_assert_eq(scene_generate("spheres", 20000, &s, err, sizeof err), 0, "%s", err);
+    built b;
+    gpu_build_options o = default_options();
+    build_on_gpu(&s, &o, &b);
+    cr_assert(b.st.pool_raised, "200 x 80 KB is below the minimum");
+    cr_assert_eq(b.st.pool_bytes, kda_allocator_min_pool());
+    free_built(&b);
+    scene_free(&s);
+}
+
+#else /* an allocator that cannot serve the build: refused, saying why, before any GPU work */
+
+Test(gpu_build, refused_with_the_reason)
+{
+    gpu_scene g;
+    memset(&g, 0, sizeof g);
+    g.n_triangles = 1;
+    gpu_build_options o = {200.0, 0, 1, 0};
+    gpu_tree t;
+    gpu_build_stats st;
+    cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), -1);
+    cr_assert(strstr(err, kda_allocator_name()) && strstr(err, "cannot serve the k-d tree build"), "message: %s", err);
+}
+
+#endif

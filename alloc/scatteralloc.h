@@ -1,0 +1,306 @@
+/* scatteralloc.h - ScatterAlloc (Steinberger, Kenzel, Kainz, Schmalstieg
+ * 2012, Sec. 5-6; Vinkler & Havran 2015, Sec. 4.3), written from the
+ * paper's description and pseudo code.
+ *
+ * Pool.  Pages of KDA_SCATTERALLOC_PAGE_SIZE bytes (P: 4096, 8192 or
+ * 16384, a CMake option) from the pool's start.  The pages are grouped
+ * into SA_SUPER_BLOCKS super blocks of equal size (pages past the last
+ * whole region of a super block serve large requests only), each super
+ * block into regions of SA_REGION pages.  A page serves chunks of one size
+ * S, set by the first request that takes it; up to 1024 chunks a page.
+ *
+ * State, outside the pool (heap.meta; about 3.4% of the pool at 4 KiB):
+ *   word[page]   64 bits: chunk size S (high half; 0: the page is free)
+ *                and fill level (low half: chunks reserved on the page)
+ *   top[page]    the page usage bit-field: a chunk's bit when the page has
+ *                at most 32 chunks; else bit i says "word i of sub[] is
+ *                full" (a hint: it may lag)
+ *   sub[page][32] the second level: one bit per chunk, up to 1024
+ *   full[region] how many of the region's pages are full (fill = chunks)
+ *   active       the super block where small requests start
+ *   lock         the large requests' lock (one thread at a time)
+ *
+ * Invariants.
+ *   - A page's chunk size changes only while its fill level is 0: from 0 to
+ *     S by one CAS of the word, back to 0 by one CAS of (S, 0).
+ *   - A reservation is one atomicAdd on the word, so it sees the size it
+ *     reserved under; a chunk's bit is set only under a reservation and
+ *     cleared before the reservation is given back.  So at fill 0 every
+ *     bit of the page is clear.
+ *   - full[r] changes exactly when a page's fill crosses between S's
+ *     chunk count - 1 and the count, by the thread making the crossing.
+ *
+ * malloc(S) pads S to 16 bytes.  S <= P: hash the size and the SM to a
+ * page p = (S k_S + sm k_mp) mod pages-per-super-block of the active super
+ * block; walk the region's pages (skipping regions with more than 9/10 of
+ * their pages full) for one whose chunk size is in [S, 2S] (max_frag = 2)
+ * or unset (set it to S); reserve a chunk with atomicAdd on the fill level,
+ * then take the bit at lane mod chunks, or the next free one (the paper's
+ * bit arithmetic).  All regions tried: the next super block (it becomes
+ * the active one).  S > P: the single-thread path: under the lock, search
+ * from the pool's top page downwards for ceil(S/P) consecutive free pages,
+ * set each one's chunk size to S (CAS; a page taken meanwhile releases the
+ * ones set and the search goes on below it).
+ *
+ * free(p): clear the chunk's bit, give back the reservation; the thread
+ * that brings the fill to 0 retires the page (chunk size 0).  A free in a
+ * super block that is not the active one makes it active, the more likely
+ * the emptier its region.  A large block's pages are released (size 0).
+ *
+ * Repairs and departures (docs/alloc.md):
+ *   - The chunk size and fill level share one word (the paper keeps two and
+ *     retires a page by locking the fill level at its maximum): with two, a
+ *     thread that read the old size can reserve on a page retired and
+ *     re-split to another size meanwhile, and hand out overlapping chunks.
+ *   - The second-level bit-fields live beside the page's entry, not on the
+ *     page: a page re-split to a size of at most 32 chunks puts user data
+ *     where the bit-fields were, and a later split would read it as bits.
+ *   - The paper's "next free spot" arithmetic rotates the used bits; the
+ *     free ones are meant (a full mask gives a step of 0).
+ *   - Large requests search from the top of the pool instead of super
+ *     blocks set aside: no fixed split for the user to tune.
+ */
+#ifndef KDA_SCATTERALLOC_H
+#define KDA_SCATTERALLOC_H
+
+#include <stdio.h>
+
+#define KDA_ALLOC_NAME "ScatterAlloc"
+#define KDA_ALLOC_FREES 1
+#define KDA_ALLOC_IN_POOL 1
+#define KDA_ALLOC_HOST 1
+#define KDA_ALLOC_BUILDS 1
+#define KDA_ALLOC_MIN_POOL 0
+
+#ifndef KDA_SCATTERALLOC_PAGE_SIZE
+#define KDA_SCATTERALLOC_PAGE_SIZE 4096u
+#endif
+#define SA_PAGE ((uint64_t)KDA_SCATTERALLOC_PAGE_SIZE)
+#define SA_REGION 16u       /* pages a region */
+#define SA_SUPER_BLOCKS 8u  /* super blocks of a pool of at least 8 regions */
+#define SA_MAX_CHUNKS 1024u /* chunks a page: 32 x 32 bits */
+#define SA_MAX_FRAG 2u      /* a chunk may be up to twice the request */
+#define SA_K_SIZE 38183u    /* the hash's factors (primes): similar sizes */
+#define SA_K_SM 17497u      /* meet on pages of their size; SMs spread */
+
+/* ---- the state's layout in heap.meta ---- */
+KDA_FN uint64_t *sa_word(const kda_heap *h, uint32_t page) { return (uint64_t *)h->meta + page; }
+KDA_FN uint32_t *sa_top(const kda_heap *h, uint32_t page)
+{
+    return (uint32_t *)(h->meta + (uint64_t)h->cells * 8) + page;
+}
+KDA_FN uint32_t *sa_sub(const kda_heap *h, uint32_t page, uint32_t i)
+{
+    return (uint32_t *)(h->meta + (uint64_t)h->cells * 12) + (uint64_t)page * 32 + i;
+}
+KDA_FN uint32_t *sa_full(const kda_heap *h, uint32_t region)
+{
+    return (uint32_t *)(h->meta + (uint64_t)h->cells * 140) + region;
+}
+KDA_FN uint32_t sa_regions(const kda_heap *h) { return (h->cells + SA_REGION - 1) / SA_REGION; }
+KDA_FN uint32_t *sa_active(const kda_heap *h) { return sa_full(h, sa_regions(h)); }
+KDA_FN uint32_t *sa_lock(const kda_heap *h) { return sa_full(h, sa_regions(h) + 1); }
+/* Pages a super block: whole regions. */
+KDA_FN uint32_t sa_sb_pages(const kda_heap *h) { return h->cells / h->groups / SA_REGION * SA_REGION; }
+
+KDA_FN uint32_t sa_chunks(uint64_t chunk)
+{
+    uint64_t n = SA_PAGE / chunk;
+    return (uint32_t)(n < SA_MAX_CHUNKS ? n : SA_MAX_CHUNKS);
+}
+KDA_FN uint64_t sa_pack(uint64_t chunk, uint64_t fill) { return chunk << 32 | fill; }
+KDA_FN uint64_t sa_size_of(uint64_t word) { return word >> 32; }
+KDA_FN uint32_t sa_fill_of(uint64_t word) { return (uint32_t)word; }
+
+/* Gives back one reservation on `page`; returns the word before.  The
+ * thread that empties the page retires it; the one that makes a full page
+ * non-full says so in its region. */
+KDA_FN uint64_t sa_unreserve(const kda_heap *h, uint32_t page)
+{
+    uint64_t old = kda_add64(sa_word(h, page), ~(uint64_t)0); /* fill - 1 (it is >= 1: ours) */
+    uint64_t chunk = sa_size_of(old);
+    if (chunk && chunk <= SA_PAGE) {
+        if (sa_fill_of(old) == sa_chunks(chunk)) kda_add32(sa_full(h, page / SA_REGION), ~0u);
+        if (sa_fill_of(old) == 1) kda_cas64(sa_word(h, page), sa_pack(chunk, 0), 0);
+    }
+    return old;
+}
+
+/* Takes a free bit among the n low bits of *bits, first trying `spot`;
+ * -1 when all n are taken. */
+KDA_FN int sa_take_bit(uint32_t *bits, uint32_t n, uint32_t spot)
+{
+    uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
+    for (;;) {
+        uint32_t mask = 1u << spot;
+        uint32_t old = kda_or32(bits, mask);
+        if (!(old & mask)) return (int)spot;
+        uint64_t free_bits = ~old & all;
+        if (!free_bits) return -1;
+        /* the free bits rotated so that bit 0 is the spot after `spot` */
+        uint32_t rot = (uint32_t)(((free_bits >> (spot + 1)) | (free_bits << (n - spot - 1))) & all);
+        spot = (spot + (uint32_t)kda_ffs32(rot)) % n;
+    }
+}
+
+/* tryUsePage: reserve a chunk of `chunk` bytes on `page` and take its bit. */
+KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk)
+{
+    uint64_t old = kda_add64(sa_word(h, page), 1);
+    uint32_t chunks = sa_chunks(chunk);
+    if (sa_size_of(old) != chunk || sa_fill_of(old) >= chunks) { /* re-split meanwhile, or full */
+        sa_unreserve(h, page);
+        return NULL;
+    }
+    if (sa_fill_of(old) + 1 == chunks) kda_add32(sa_full(h, page / SA_REGION), 1);
+    uint32_t lane = kda_lane_id();
+    int spot;
+    if (chunks <= 32) {
+        while ((spot = sa_take_bit(sa_top(h, page), chunks, lane % chunks)) < 0) kda_pause();
+    } else {
+        /* Two levels: sub-words marked full in top are skipped on a first
+         * pass and read anyway after it (the marks are hints).  Our
+         * reservation guarantees a free bit. */
+        uint32_t words = (chunks + 31) / 32, first = lane % words;
+        for (uint32_t i = 0;; i++) {
+            uint32_t w = (first + i) % words;
+            uint32_t n = w + 1 < words ? 32 : chunks - 32 * w;
+            if (i < words && (kda_load32(sa_top(h, page)) >> w & 1u)) continue;
+            int bit = sa_take_bit(sa_sub(h, page, w), n, lane % n);
+            if (bit < 0 || (kda_load32(sa_sub(h, page, w)) | (n == 32 ? 0u : ~0u << n)) == ~0u)
+                kda_or32(sa_top(h, page), 1u << w);
+            if (bit >= 0) {
+                spot = (int)(32 * w + (uint32_t)bit);
+                break;
+            }
+            if (i >= 4 * words) kda_pause();
+        }
+    }
+    return h->base + (uint64_t)page * SA_PAGE + (uint64_t)spot * chunk;
+}
+
+/* alloc(Superblock, S): one super block's regions, from the hashed page. */
+KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size)
+{
+    uint32_t sb_pages = sa_sb_pages(h), regions = sb_pages / SA_REGION, first = sb * sb_pages;
+    uint32_t p = (uint32_t)((size * SA_K_SIZE + (uint64_t)kda_sm_id() * SA_K_SM) % sb_pages);
+    uint64_t most = size * SA_MAX_FRAG;
+    for (uint32_t tried = 0; tried <= regions; tried++) { /* the first region twice: from p, then whole */
+        uint32_t region = p / SA_REGION, end = (region + 1) * SA_REGION;
+        if (kda_load32(sa_full(h, (first + p) / SA_REGION)) * 10 <= SA_REGION * 9) {
+            for (; p < end; p++) {
+                uint32_t page = first + p;
+                uint64_t chunk = sa_size_of(kda_load64(sa_word(h, page)));
+                if (chunk == 0) { /* a free page: split it for this size */
+                    uint64_t word = kda_load64(sa_word(h, page));
+                    while (sa_size_of(word) == 0) {
+                        uint64_t seen = kda_cas64(sa_word(h, page), word, sa_pack(size, sa_fill_of(word)));
+                        if (seen == word) break;
+                        word = seen;
+                    }
+                    chunk = sa_size_of(word) ? sa_size_of(word) : size;
+                }
+                if (chunk >= size && chunk <= most && chunk <= SA_PAGE) {
+                    void *loc = sa_try_page(h, page, chunk);
+                    if (loc) return loc;
+                }
+            }
+        }
+        p = end % sb_pages;
+    }
+    return NULL;
+}
+
+/* The single-thread path for requests larger than a page. */
+KDA_FN void *sa_alloc_large(const kda_heap *h, uint64_t size)
+{
+    uint32_t need = (uint32_t)((size + SA_PAGE - 1) / SA_PAGE);
+    if (need > h->cells) return NULL;
+    while (kda_cas32(sa_lock(h), 0, 1) != 0) kda_pause();
+    void *got = NULL;
+    /* [lo, top) is the run being built, downwards from the pool's top. */
+    uint32_t top = h->cells, lo = h->cells;
+    while (!got && lo > 0) {
+        uint32_t page = lo - 1;
+        if (kda_cas64(sa_word(h, page), 0, sa_pack(size, 0)) != 0) { /* taken: start below it */
+            for (uint32_t q = lo; q < top; q++) kda_add64(sa_word(h, q), (uint64_t)0 - sa_pack(size, 0));
+            top = lo = page;
+            continue;
+        }
+        lo = page;
+        if (top - lo == need) got = h->base + (uint64_t)lo * SA_PAGE;
+    }
+    kda_fence();
+    kda_store32(sa_lock(h), 0);
+    return got;
+}
+
+KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
+{
+    if (size == 0 || size > h->bytes) return NULL;
+    size = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
+    if (size > SA_PAGE) return sa_alloc_large(h, size);
+    uint32_t active = kda_load32(sa_active(h));
+    for (uint32_t k = 0; k < h->groups; k++) {
+        uint32_t sb = (active + k) % h->groups;
+        void *p = sa_alloc_in(h, sb, size);
+        if (p) {
+            if (k) kda_store32(sa_active(h), sb);
+            return p;
+        }
+    }
+    return NULL;
+}
+
+KDA_FN void kda_free(const kda_heap *h, void *ptr)
+{
+    if (!ptr) return;
+    uint64_t offset = (uint64_t)((unsigned char *)ptr - h->base);
+    uint32_t page = (uint32_t)(offset / SA_PAGE);
+    uint64_t chunk = sa_size_of(kda_load64(sa_word(h, page)));
+    kda_fence(); /* our stores to the block land before it is free */
+    if (chunk > SA_PAGE) { /* a large block: release its pages */
+        uint32_t pages = (uint32_t)((chunk + SA_PAGE - 1) / SA_PAGE);
+        for (uint32_t q = page; q < page + pages; q++) kda_add64(sa_word(h, q), (uint64_t)0 - sa_pack(chunk, 0));
+        return;
+    }
+    uint32_t spot = (uint32_t)(offset % SA_PAGE / chunk);
+    if (sa_chunks(chunk) <= 32) {
+        kda_and32(sa_top(h, page), ~(1u << spot));
+    } else {
+        kda_and32(sa_sub(h, page, spot / 32), ~(1u << spot % 32));
+        kda_and32(sa_top(h, page), ~(1u << spot / 32));
+    }
+    sa_unreserve(h, page);
+    /* Reactivate this super block, the likelier the emptier its region. */
+    uint32_t sb = page / sa_sb_pages(h);
+    if (sb < h->groups && sb != kda_load32(sa_active(h))) {
+        uint32_t full = kda_load32(sa_full(h, page / SA_REGION));
+        uint32_t dice = (uint32_t)(offset >> 4) * 2654435761u >> 26; /* 0..63 */
+        if (full < SA_REGION && dice < SA_REGION - full) kda_store32(sa_active(h), sb);
+    }
+}
+
+static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
+{
+    (void)n_sms;
+    kda_heap *h = &pool->heap;
+    uint64_t pages = bytes / SA_PAGE;
+    if (pages < SA_REGION || pages > UINT32_MAX / 2) {
+        snprintf(err, errlen, "ScatterAlloc needs %u to %u pages of %llu B: a pool of %.1f MiB has %llu",
+                 SA_REGION, UINT32_MAX / 2, (unsigned long long)SA_PAGE, (double)bytes / (1 << 20),
+                 (unsigned long long)pages);
+        return -1;
+    }
+    h->cells = (uint32_t)pages;
+    h->cell_bytes = (uint32_t)SA_PAGE;
+    h->groups = pages >= (uint64_t)SA_SUPER_BLOCKS * SA_REGION ? SA_SUPER_BLOCKS : 1;
+    uint64_t regions = (pages + SA_REGION - 1) / SA_REGION;
+    pool->state_bytes = pool->clear_bytes = pages * (8 + 4 + 128) + (regions + 2) * 4;
+    return 0;
+}
+
+KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_t i) { (void)h, (void)l, (void)i; }
+KDA_FN void kda_alloc_reset_finish(const kda_heap *h, const kda_layout *l) { (void)h, (void)l; }
+
+#endif
