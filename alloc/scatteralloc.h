@@ -40,7 +40,9 @@
  * the active one).  S > P: the single-thread path: under the lock, search
  * from the pool's top page downwards for ceil(S/P) consecutive free pages,
  * set each one's chunk size to S (CAS; a page taken meanwhile releases the
- * ones set and the search goes on below it).
+ * ones set and the search goes on below it).  The block's other pages
+ * carry their distance to its first page, so that a search skips a large
+ * block in one read.
  *
  * free(p): clear the chunk's bit, give back the reservation; the thread
  * that brings the fill to 0 retires the page (chunk size 0).  A free in a
@@ -65,16 +67,18 @@
 
 #include <stdio.h>
 
-#define KDA_ALLOC_NAME "ScatterAlloc"
 #define KDA_ALLOC_FREES 1
 #define KDA_ALLOC_IN_POOL 1
 #define KDA_ALLOC_HOST 1
 #define KDA_ALLOC_BUILDS 1
-#define KDA_ALLOC_MIN_POOL 0
-
 #ifndef KDA_SCATTERALLOC_PAGE_SIZE
-#define KDA_SCATTERALLOC_PAGE_SIZE 4096u
+#define KDA_SCATTERALLOC_PAGE_SIZE 4096
 #endif
+/* The page size is part of the name, as in the paper's tables. */
+#define SA_STR(x) #x
+#define SA_NAME(page) "ScatterAlloc " SA_STR(page)
+#define KDA_ALLOC_NAME SA_NAME(KDA_SCATTERALLOC_PAGE_SIZE)
+#define KDA_ALLOC_MIN_POOL (4ull * KDA_SCATTERALLOC_PAGE_SIZE) /* a few pages */
 #define SA_PAGE ((uint64_t)KDA_SCATTERALLOC_PAGE_SIZE)
 #define SA_REGION 16u       /* pages a region */
 #define SA_SUPER_BLOCKS 8u  /* super blocks of a pool of at least 8 regions */
@@ -101,7 +105,11 @@ KDA_FN uint32_t sa_regions(const kda_heap *h) { return (h->cells + SA_REGION - 1
 KDA_FN uint32_t *sa_active(const kda_heap *h) { return sa_full(h, sa_regions(h)); }
 KDA_FN uint32_t *sa_lock(const kda_heap *h) { return sa_full(h, sa_regions(h) + 1); }
 /* Pages a super block: whole regions. */
-KDA_FN uint32_t sa_sb_pages(const kda_heap *h) { return h->cells / h->groups / SA_REGION * SA_REGION; }
+KDA_FN uint32_t sa_sb_pages(const kda_heap *h)
+{
+    uint32_t n = h->cells / h->groups;
+    return n >= SA_REGION ? n / SA_REGION * SA_REGION : n; /* a pool of one region at most: all its pages */
+}
 
 KDA_FN uint32_t sa_chunks(uint64_t chunk)
 {
@@ -182,11 +190,11 @@ KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk)
 /* alloc(Superblock, S): one super block's regions, from the hashed page. */
 KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size)
 {
-    uint32_t sb_pages = sa_sb_pages(h), regions = sb_pages / SA_REGION, first = sb * sb_pages;
+    uint32_t sb_pages = sa_sb_pages(h), regions = (sb_pages + SA_REGION - 1) / SA_REGION, first = sb * sb_pages;
     uint32_t p = (uint32_t)((size * SA_K_SIZE + (uint64_t)kda_sm_id() * SA_K_SM) % sb_pages);
     uint64_t most = size * SA_MAX_FRAG;
     for (uint32_t tried = 0; tried <= regions; tried++) { /* the first region twice: from p, then whole */
-        uint32_t region = p / SA_REGION, end = (region + 1) * SA_REGION;
+        uint32_t region = p / SA_REGION, end = (region + 1) * SA_REGION < sb_pages ? (region + 1) * SA_REGION : sb_pages;
         if (kda_load32(sa_full(h, (first + p) / SA_REGION)) * 10 <= SA_REGION * 9) {
             for (; p < end; p++) {
                 uint32_t page = first + p;
@@ -211,6 +219,11 @@ KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size)
     return NULL;
 }
 
+/* A large block's pages: the first holds the block's size, page i > 0 of
+ * it holds SA_TAIL | i, so that a search meeting its last page skips it. */
+#define SA_TAIL 0x80000000u
+KDA_FN uint64_t sa_large_mark(uint64_t size, uint32_t i) { return sa_pack(i ? SA_TAIL | i : size, 0); }
+
 /* The single-thread path for requests larger than a page. */
 KDA_FN void *sa_alloc_large(const kda_heap *h, uint64_t size)
 {
@@ -218,17 +231,27 @@ KDA_FN void *sa_alloc_large(const kda_heap *h, uint64_t size)
     if (need > h->cells) return NULL;
     while (kda_cas32(sa_lock(h), 0, 1) != 0) kda_pause();
     void *got = NULL;
-    /* [lo, top) is the run being built, downwards from the pool's top. */
-    uint32_t top = h->cells, lo = h->cells;
-    while (!got && lo > 0) {
-        uint32_t page = lo - 1;
-        if (kda_cas64(sa_word(h, page), 0, sa_pack(size, 0)) != 0) { /* taken: start below it */
-            for (uint32_t q = lo; q < top; q++) kda_add64(sa_word(h, q), (uint64_t)0 - sa_pack(size, 0));
-            top = lo = page;
+    /* Look for `need` free pages in a row, from the pool's top page down;
+     * then take them, from the lowest up.  A page that small requests took
+     * meanwhile gives back the ones taken, and the search goes on below it. */
+    uint32_t run = 0;
+    for (int64_t q = (int64_t)h->cells - 1; q >= 0 && !got; q--) {
+        uint64_t word = kda_load64(sa_word(h, (uint32_t)q));
+        if (word != 0) {
+            run = 0;
+            if (sa_size_of(word) & SA_TAIL) q -= sa_size_of(word) & ~SA_TAIL; /* to the block's first page */
             continue;
         }
-        lo = page;
-        if (top - lo == need) got = h->base + (uint64_t)lo * SA_PAGE;
+        if (++run < need) continue;
+        uint32_t lo = (uint32_t)q, i = 0;
+        while (i < need && kda_cas64(sa_word(h, lo + i), 0, sa_large_mark(size, i)) == 0) i++;
+        if (i == need) {
+            got = h->base + (uint64_t)lo * SA_PAGE;
+        } else {
+            for (uint32_t j = 0; j < i; j++) kda_add64(sa_word(h, lo + j), (uint64_t)0 - sa_large_mark(size, j));
+            q = lo + i; /* the loop steps below the page that was taken */
+            run = 0;
+        }
     }
     kda_fence();
     kda_store32(sa_lock(h), 0);
@@ -261,7 +284,7 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     kda_fence(); /* our stores to the block land before it is free */
     if (chunk > SA_PAGE) { /* a large block: release its pages */
         uint32_t pages = (uint32_t)((chunk + SA_PAGE - 1) / SA_PAGE);
-        for (uint32_t q = page; q < page + pages; q++) kda_add64(sa_word(h, q), (uint64_t)0 - sa_pack(chunk, 0));
+        for (uint32_t i = 0; i < pages; i++) kda_add64(sa_word(h, page + i), (uint64_t)0 - sa_large_mark(chunk, i));
         return;
     }
     uint32_t spot = (uint32_t)(offset % SA_PAGE / chunk);
@@ -286,10 +309,9 @@ static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms,
     (void)n_sms;
     kda_heap *h = &pool->heap;
     uint64_t pages = bytes / SA_PAGE;
-    if (pages < SA_REGION || pages > UINT32_MAX / 2) {
-        snprintf(err, errlen, "ScatterAlloc needs %u to %u pages of %llu B: a pool of %.1f MiB has %llu",
-                 SA_REGION, UINT32_MAX / 2, (unsigned long long)SA_PAGE, (double)bytes / (1 << 20),
-                 (unsigned long long)pages);
+    if (pages > SA_TAIL - 1) {
+        snprintf(err, errlen, "ScatterAlloc addresses at most %u pages of %llu B: a pool of %.1f GiB has %llu",
+                 SA_TAIL - 1, (unsigned long long)SA_PAGE, (double)bytes / (1u << 30), (unsigned long long)pages);
         return -1;
     }
     h->cells = (uint32_t)pages;

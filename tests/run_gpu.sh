@@ -25,7 +25,7 @@ ctest --test-dir "$build" --output-on-failure -j4 --timeout 200 >"$logs/ctest.lo
 grep -E "tests passed|Failed|\*\*\*" "$logs/ctest.log"
 grep -hE "SAH GPU|pixels differ|allocations, [0-9]+ NULL" "$build"/Testing/Temporary/LastTest.log >"$logs/gpu_test_info.log" 2>/dev/null
 
-allocators="atomic awmalloc cmalloc cfmalloc cmmalloc cfmmalloc cudamalloc"
+allocators=$(cat "$build/allocators.txt") # CMake's one list
 sanitize() { # tool log command...
   local tool=$1 log=$2
   shift 2
@@ -39,9 +39,16 @@ step "compute-sanitizer"
 for a in $allocators; do
   KDA_STRESS_WARPS=256 sanitize memcheck "$logs/memcheck_alloc_$a.log" \
     "$build/tests/test_gpu_alloc_$a" --jobs 1 --filter 'gpu_alloc/warp_coalesced'
-  sanitize memcheck "$logs/memcheck_build_$a.log" "$build/kdalloc-$a" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"
+  if "$build/kdalloc-$a" --version | grep -q "k-d tree builds: yes"; then
+    sanitize memcheck "$logs/memcheck_build_$a.log" "$build/kdalloc-$a" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"
+  fi
 done
 sanitize racecheck "$logs/racecheck_build.log" "$build/kdalloc-cmalloc" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"
-sanitize racecheck "$logs/racecheck_alloc.log" env KDA_STRESS_WARPS=256 \
-  "$build/tests/test_gpu_alloc_cfmmalloc" --jobs 1 --filter 'gpu_alloc/warp_coalesced'
+for a in cfmmalloc scatteralloc halloc fdgmalloc; do
+  sanitize racecheck "$logs/racecheck_alloc_$a.log" env KDA_STRESS_WARPS=256 \
+    "$build/tests/test_gpu_alloc_$a" --jobs 1 --filter 'gpu_alloc/warp_coalesced'
+done
+for a in scatteralloc halloc; do
+  sanitize racecheck "$logs/racecheck_build_$a.log" "$build/kdalloc-$a" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"
+done
 exit $status
