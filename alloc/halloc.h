@@ -61,35 +61,35 @@
 #define HA_HEAD_FLAG (1ull << 63)
 
 /* Class k holds blocks of 16 * {1, 2, 3, 4, 6, 8, 12, ..., 128, 192} bytes. */
-KDA_FN uint32_t ha_class_bytes(uint32_t k)
+KDA_HD uint32_t ha_class_bytes(uint32_t k)
 {
     if (k == 0) return 16u;
     return (k % 2 ? 16u : 24u) << ((k + 1) / 2); /* 32, 48, 64, 96, ... */
 }
-KDA_FN uint32_t ha_class_of(uint64_t size)
+KDA_HD uint32_t ha_class_of(uint64_t size)
 {
     uint32_t k = 0;
     while (ha_class_bytes(k) < size) k++;
     return k;
 }
-KDA_FN uint32_t ha_blocks(uint32_t k) { return HA_SLAB / ha_class_bytes(k); }
-KDA_FN uint32_t ha_busy(uint32_t k) { return (uint32_t)((uint64_t)ha_blocks(k) * HA_BUSY_NUM / 1000); }
+KDA_HD uint32_t ha_blocks(uint32_t k) { return HA_SLAB / ha_class_bytes(k); }
+KDA_HD uint32_t ha_busy(uint32_t k) { return (uint32_t)((uint64_t)ha_blocks(k) * HA_BUSY_NUM / 1000); }
 
 /* ---- the state's layout in heap.meta ---- */
-KDA_FN uint64_t *ha_word(const kda_heap *h, uint32_t slab) { return (uint64_t *)h->meta + slab; }
-KDA_FN uint32_t *ha_bits(const kda_heap *h, uint32_t slab, uint32_t word)
+KDA_HD uint64_t *ha_word(const kda_heap *h, uint32_t slab) { return (uint64_t *)h->meta + slab; }
+KDA_HD uint32_t *ha_bits(const kda_heap *h, uint32_t slab, uint32_t word)
 {
     return (uint32_t *)(h->meta + (uint64_t)h->cells * 8) + (uint64_t)slab * HA_BITS_WORDS + word;
 }
-KDA_FN uint32_t *ha_head(const kda_heap *h, uint32_t k)
+KDA_HD uint32_t *ha_head(const kda_heap *h, uint32_t k)
 {
     return (uint32_t *)(h->meta + (uint64_t)h->cells * (8 + 4ull * HA_BITS_WORDS)) + k;
 }
-KDA_FN uint32_t *ha_lock(const kda_heap *h, uint32_t k) { return ha_head(h, HA_CLASSES + k); }
+KDA_HD uint32_t *ha_lock(const kda_heap *h, uint32_t k) { return ha_head(h, HA_CLASSES + k); }
 
-KDA_FN uint64_t ha_owner(uint32_t k) { return (uint64_t)(k + 1) << 32; }
-KDA_FN uint32_t ha_count(uint64_t word) { return (uint32_t)word; }
-KDA_FN uint32_t ha_class_in(uint64_t word) { return (uint32_t)((word & ~HA_HEAD_FLAG) >> 32); } /* k + 1, 0 free */
+KDA_HD uint64_t ha_owner(uint32_t k) { return (uint64_t)(k + 1) << 32; }
+KDA_HD uint32_t ha_count(uint64_t word) { return (uint32_t)word; }
+KDA_HD uint32_t ha_class_in(uint64_t word) { return (uint32_t)((word & ~HA_HEAD_FLAG) >> 32); } /* k + 1, 0 free */
 
 /* Gives back one reservation; the thread that empties a slab which is no
  * head frees it for any class. */
@@ -231,6 +231,33 @@ static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms,
     pool->sys_heap_bytes = bytes - slabs * HA_SLAB;
     pool->state_bytes = pool->clear_bytes = slabs * (8 + 4ull * HA_BITS_WORDS) + 2 * HA_CLASSES * 4;
     return 0;
+}
+
+/* For the fragmentation figures (bench/allocbench): from a host copy of
+ * the state (h->meta), the slabs' free bytes and the largest block one
+ * request could get from them (CUDA's heap, which serves the rest, cannot
+ * be read); and the bytes of the block serving `offset` (0: not a slab's). */
+#define KDA_ALLOC_HAS_SPACE 1
+static inline void kda_alloc_space(const kda_heap *h, uint64_t *free_bytes, uint64_t *largest)
+{
+    *free_bytes = *largest = 0;
+    for (uint32_t s = 0; s < h->cells; s++) {
+        uint64_t word = *ha_word(h, s);
+        uint32_t k1 = ha_class_in(word), count = ha_count(word);
+        if (!k1) {
+            *free_bytes += HA_SLAB;
+            if (HA_LARGE > *largest) *largest = HA_LARGE;
+        } else if (count < ha_blocks(k1 - 1)) {
+            *free_bytes += (uint64_t)(ha_blocks(k1 - 1) - count) * ha_class_bytes(k1 - 1);
+            if (ha_class_bytes(k1 - 1) > *largest) *largest = ha_class_bytes(k1 - 1);
+        }
+    }
+}
+static inline uint64_t kda_alloc_block_bytes(const kda_heap *h, uint64_t offset)
+{
+    if (offset >= (uint64_t)h->cells * HA_SLAB) return 0;
+    uint32_t k1 = ha_class_in(*ha_word(h, (uint32_t)(offset / HA_SLAB)));
+    return k1 ? ha_class_bytes(k1 - 1) : 0;
 }
 
 KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_t i) { (void)h, (void)l, (void)i; }

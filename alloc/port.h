@@ -33,6 +33,9 @@
 #ifdef __CUDACC__
 
 #define KDA_FN static __device__ __forceinline__
+/* Pure arithmetic (layouts) that host code reading a copy of the state
+ * uses too. */
+#define KDA_HD static __host__ __device__ __forceinline__
 
 KDA_FN uint32_t kda_cas32(uint32_t *p, uint32_t expected, uint32_t desired)
 {
@@ -72,6 +75,7 @@ KDA_FN void kda_sys_free(void *p) { free(p); }
 #else /* host threads */
 
 #define KDA_FN static inline
+#define KDA_HD static inline
 
 #include <sched.h>
 

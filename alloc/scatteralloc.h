@@ -88,20 +88,20 @@
 #define SA_K_SM 17497u      /* meet on pages of their size; SMs spread */
 
 /* ---- the state's layout in heap.meta ---- */
-KDA_FN uint64_t *sa_word(const kda_heap *h, uint32_t page) { return (uint64_t *)h->meta + page; }
-KDA_FN uint32_t *sa_top(const kda_heap *h, uint32_t page)
+KDA_HD uint64_t *sa_word(const kda_heap *h, uint32_t page) { return (uint64_t *)h->meta + page; }
+KDA_HD uint32_t *sa_top(const kda_heap *h, uint32_t page)
 {
     return (uint32_t *)(h->meta + (uint64_t)h->cells * 8) + page;
 }
-KDA_FN uint32_t *sa_sub(const kda_heap *h, uint32_t page, uint32_t i)
+KDA_HD uint32_t *sa_sub(const kda_heap *h, uint32_t page, uint32_t i)
 {
     return (uint32_t *)(h->meta + (uint64_t)h->cells * 12) + (uint64_t)page * 32 + i;
 }
-KDA_FN uint32_t *sa_full(const kda_heap *h, uint32_t region)
+KDA_HD uint32_t *sa_full(const kda_heap *h, uint32_t region)
 {
     return (uint32_t *)(h->meta + (uint64_t)h->cells * 140) + region;
 }
-KDA_FN uint32_t sa_regions(const kda_heap *h) { return (h->cells + SA_REGION - 1) / SA_REGION; }
+KDA_HD uint32_t sa_regions(const kda_heap *h) { return (h->cells + SA_REGION - 1) / SA_REGION; }
 KDA_FN uint32_t *sa_active(const kda_heap *h) { return sa_full(h, sa_regions(h)); }
 KDA_FN uint32_t *sa_lock(const kda_heap *h) { return sa_full(h, sa_regions(h) + 1); }
 /* Pages a super block: whole regions. */
@@ -111,14 +111,14 @@ KDA_FN uint32_t sa_sb_pages(const kda_heap *h)
     return n >= SA_REGION ? n / SA_REGION * SA_REGION : n; /* a pool of one region at most: all its pages */
 }
 
-KDA_FN uint32_t sa_chunks(uint64_t chunk)
+KDA_HD uint32_t sa_chunks(uint64_t chunk)
 {
     uint64_t n = SA_PAGE / chunk;
     return (uint32_t)(n < SA_MAX_CHUNKS ? n : SA_MAX_CHUNKS);
 }
-KDA_FN uint64_t sa_pack(uint64_t chunk, uint64_t fill) { return chunk << 32 | fill; }
-KDA_FN uint64_t sa_size_of(uint64_t word) { return word >> 32; }
-KDA_FN uint32_t sa_fill_of(uint64_t word) { return (uint32_t)word; }
+KDA_HD uint64_t sa_pack(uint64_t chunk, uint64_t fill) { return chunk << 32 | fill; }
+KDA_HD uint64_t sa_size_of(uint64_t word) { return word >> 32; }
+KDA_HD uint32_t sa_fill_of(uint64_t word) { return (uint32_t)word; }
 
 /* Gives back one reservation on `page`; returns the word before.  The
  * thread that empties the page retires it; the one that makes a full page
@@ -222,7 +222,7 @@ KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size)
 /* A large block's pages: the first holds the block's size, page i > 0 of
  * it holds SA_TAIL | i, so that a search meeting its last page skips it. */
 #define SA_TAIL 0x80000000u
-KDA_FN uint64_t sa_large_mark(uint64_t size, uint32_t i) { return sa_pack(i ? SA_TAIL | i : size, 0); }
+KDA_HD uint64_t sa_large_mark(uint64_t size, uint32_t i) { return sa_pack(i ? SA_TAIL | i : size, 0); }
 
 /* The single-thread path for requests larger than a page. */
 KDA_FN void *sa_alloc_large(const kda_heap *h, uint64_t size)
@@ -320,6 +320,37 @@ static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms,
     uint64_t regions = (pages + SA_REGION - 1) / SA_REGION;
     pool->state_bytes = pool->clear_bytes = pages * (8 + 4 + 128) + (regions + 2) * 4;
     return 0;
+}
+
+/* For the fragmentation figures (bench/allocbench): from a host copy of
+ * the state (h->meta), the free bytes and the largest block one request
+ * could get; and the bytes of what serves the block at `offset`. */
+#define KDA_ALLOC_HAS_SPACE 1
+static inline void kda_alloc_space(const kda_heap *h, uint64_t *free_bytes, uint64_t *largest)
+{
+    uint64_t run = 0;
+    *free_bytes = *largest = 0;
+    for (uint32_t page = 0; page < h->cells; page++) {
+        uint64_t word = *sa_word(h, page), chunk = sa_size_of(word);
+        if (word == 0) {
+            *free_bytes += SA_PAGE;
+            run += SA_PAGE;
+            if (run > *largest) *largest = run;
+            continue;
+        }
+        run = 0;
+        if (chunk > SA_PAGE) continue; /* a large block's page */
+        uint32_t chunks = sa_chunks(chunk), fill = sa_fill_of(word);
+        if (fill < chunks) {
+            *free_bytes += (chunks - fill) * chunk;
+            if (chunk > *largest) *largest = chunk;
+        }
+    }
+}
+static inline uint64_t kda_alloc_block_bytes(const kda_heap *h, uint64_t offset)
+{
+    uint64_t chunk = sa_size_of(*sa_word(h, (uint32_t)(offset / SA_PAGE)));
+    return chunk > SA_PAGE ? (chunk + SA_PAGE - 1) / SA_PAGE * SA_PAGE : chunk;
 }
 
 KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_t i) { (void)h, (void)l, (void)i; }

@@ -16,6 +16,7 @@
  *              warp-coalesced (the paper's Table 1)
  *   frag       internal and external fragmentation after the AD test's
  *              allocations and frees, by a scan of the pool (CMalloc family)
+ *              or of the page / slab table (ScatterAlloc, Halloc)
  * FDGMalloc frees a warp's memory at the end of each AD and ACD kernel
  * (kda_warp_done, its paper's "end"); in P, blocks live across kernels and
  * its memory is given back by the pool's reset.
@@ -320,6 +321,63 @@ static void test_frag(bench *b)
     cudaFree(held);
     free(copy);
 }
+#elif defined(KDA_ALLOC_HAS_SPACE)
+/* ScatterAlloc, Halloc: the same measures from a copy of their state.
+ * Internal: of the blocks held, (bytes serving it - request) / bytes;
+ * external, after the frees: 1 - the largest block one request could get
+ * / the free bytes (kda_alloc_space).  "chunks" is the count of blocks
+ * that the internal measure read. */
+/* A heap whose state is a host copy of the device pool's. */
+static void copy_state(const bench *b, unsigned char *state, kda_heap *view)
+{
+    CUDA(cudaMemcpy(state, b->pool.state, b->pool.state_bytes, cudaMemcpyDeviceToHost), "copying the state");
+    *view = b->pool.heap;
+    view->meta = state;
+}
+
+static void test_frag(bench *b)
+{
+    void **held;
+    uint64_t warps = (uint64_t)b->blocks * 8;
+    unsigned char *state = (unsigned char *)calloc(1, b->pool.state_bytes);
+    void **ptrs = (void **)malloc(warps * sizeof *ptrs);
+    if (!state || !ptrs) {
+        fprintf(stderr, "kdalloc-allocbench: out of host memory for a state copy\n");
+        exit(1);
+    }
+    CUDA(cudaMalloc(&held, warps * sizeof *held), "cudaMalloc");
+    for (size_t i = 0; i < N_PAYLOADS; i++) {
+        reset_pool(b);
+        hold_kernel<<<b->blocks, THREADS>>>(b->pool.heap, held, payloads[i], b->fails);
+        CUDA(cudaGetLastError(), "launching the allocation kernel");
+        CUDA(cudaDeviceSynchronize(), "running the allocation kernel");
+        kda_heap view;
+        copy_state(b, state, &view);
+        CUDA(cudaMemcpy(ptrs, held, warps * sizeof *ptrs, cudaMemcpyDeviceToHost), "copying the blocks");
+        double internal = 0.0;
+        uint64_t counted = 0;
+        for (uint64_t w = 0; w < warps; w++) {
+            if (!ptrs[w]) continue;
+            uint64_t bytes = kda_alloc_block_bytes(&view, (uint64_t)((unsigned char *)ptrs[w] - view.base));
+            uint32_t padded = (payloads[i] + KDA_UNIT - 1) / KDA_UNIT * KDA_UNIT;
+            if (!bytes || bytes < padded) continue;
+            internal += (double)(bytes - payloads[i]) / (double)bytes;
+            counted++;
+        }
+        release_kernel<<<b->blocks, THREADS>>>(b->pool.heap, held);
+        CUDA(cudaGetLastError(), "launching the free kernel");
+        CUDA(cudaDeviceSynchronize(), "running the free kernel");
+        copy_state(b, state, &view);
+        uint64_t free_bytes, largest;
+        kda_alloc_space(&view, &free_bytes, &largest);
+        double external = free_bytes ? 1.0 - (double)largest / (double)free_bytes : 0.0;
+        printf("frag,%s,%u,%.6f,%.6f,%llu,%d\n", kda_allocator_name(), payloads[i],
+               counted ? internal / (double)counted : 0.0, external, (unsigned long long)counted, 1);
+    }
+    cudaFree(held);
+    free(ptrs);
+    free(state);
+}
 #endif
 
 static void usage(void)
@@ -375,10 +433,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(test, "acd-iters")) test_acd_iters(&b);
     else if (!strcmp(test, "p")) test_p(&b);
     else if (!strcmp(test, "warps")) test_warps(&b);
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR) || defined(KDA_ALLOC_HAS_SPACE)
     else if (!strcmp(test, "frag")) test_frag(&b);
 #else
-    else if (!strcmp(test, "frag")) fprintf(stderr, "kdalloc-allocbench: frag: the CMalloc family only\n");
+    else if (!strcmp(test, "frag"))
+        fprintf(stderr, "kdalloc-allocbench: frag: %s keeps no state to measure\n", kda_allocator_name());
 #endif
     else usage();
     kda_pool_destroy(&b.pool);
