@@ -169,13 +169,8 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 #ifdef __CUDACC__
     unsigned lanes = __activemask(), lane = kda_lane_id();
     int worker = 31 - __clz(lanes);
-    uint64_t before = 0, total = 0; /* bytes of the lower lanes, of all lanes */
-    for (unsigned m = lanes; m; m &= m - 1) {
-        unsigned src = (unsigned)__ffs(m) - 1;
-        uint64_t v = __shfl_sync(lanes, need, (int)src);
-        total += v;
-        if (src < lane) before += v;
-    }
+    uint64_t before, total; /* bytes of the lower lanes, of all lanes */
+    kda_warp_sums(lanes, need, &before, &total);
     unsigned char *block = NULL;
     if ((int)lane == worker && total && slot < h->cells) block = fdg_serve(h, slot, total);
     block = (unsigned char *)__shfl_sync(lanes, (unsigned long long)block, worker);

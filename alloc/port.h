@@ -16,6 +16,7 @@
  *   kda_warp_slot        the calling warp's number in the grid; on the
  *                        host, a per-thread number set by kda_host_set_warp
  *   kda_lane_id          the lane in the warp (0 on the host)
+ *   kda_warp_sums        (device) a prefix sum over the calling lanes
  *   kda_sys_malloc/free  the system's allocator: CUDA's device malloc on the
  *                        GPU, the C library's on the host (the allocators
  *                        that delegate to it as published: Halloc, FDGMalloc)
@@ -71,6 +72,19 @@ KDA_FN uint32_t kda_warp_slot(void)
 KDA_FN uint32_t kda_lane_id(void) { return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u; }
 KDA_FN void *kda_sys_malloc(uint64_t size) { return malloc(size); }
 KDA_FN void kda_sys_free(void *p) { free(p); }
+/* Over the lanes in `lanes` (all calling): the sum of `v` of the lower
+ * lanes and of all of them. */
+KDA_FN void kda_warp_sums(unsigned lanes, uint64_t v, uint64_t *below, uint64_t *total)
+{
+    unsigned lane = kda_lane_id();
+    *below = *total = 0;
+    for (unsigned m = lanes; m; m &= m - 1) {
+        unsigned src = (unsigned)__ffs(m) - 1;
+        uint64_t x = __shfl_sync(lanes, v, (int)src);
+        *total += x;
+        if (src < lane) *below += x;
+    }
+}
 
 #else /* host threads */
 
