@@ -17,6 +17,8 @@
  *   frag       internal and external fragmentation after the AD test's
  *              allocations and frees, by a scan of the pool (CMalloc family)
  *              or of the page / slab table (ScatterAlloc, Halloc)
+ * and the later literature's tests, every block live until a second kernel
+ * frees it (survey.cu): live-warp, live-thread, mixed, exhaustion.
  * FDGMalloc frees a warp's memory at the end of each AD and ACD kernel
  * (kda_warp_done, its paper's "end"); in P, blocks live across kernels and
  * its memory is given back by the pool's reset.
@@ -37,6 +39,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "survey.h"
 
 #define THREADS 256
 #define RUNS 5
@@ -382,29 +385,75 @@ static void test_frag(bench *b)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: kdalloc-allocbench --test ad|acd-size|acd-pool|acd-iters|p|warps|regs|frag "
-                    "[--pool-bytes N] [--header]\n");
+    fprintf(stderr,
+            "usage: kdalloc-allocbench --test TEST [--pool-bytes N] [--header] [--requesters N] [--size S]\n"
+            "  the paper's tests:  ad acd-size acd-pool acd-iters p warps regs frag\n"
+            "  the survey's tests: live-warp live-thread mixed exhaustion (bench/survey.cu);\n"
+            "                      --requesters and --size pick one point of their sweep\n");
     exit(2);
+}
+
+static int is_survey_test(const char *test)
+{
+    return !strcmp(test, "live-warp") || !strcmp(test, "live-thread") || !strcmp(test, "mixed") ||
+           !strcmp(test, "exhaustion");
+}
+
+/* A positive number argument, or a one-line error. */
+static unsigned long long positive(const char *flag, const char *text, unsigned long long max)
+{
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end || !*text || v == 0 || v > max) {
+        fprintf(stderr, "kdalloc-allocbench: %s: '%s' is not a number from 1 to %llu\n", flag, text, max);
+        exit(2);
+    }
+    return v;
 }
 
 int main(int argc, char **argv)
 {
     const char *test = NULL;
-    unsigned long long pool_bytes = 2ull << 30; /* the paper's 2 GB heap */
+    unsigned long long pool_bytes = 0, requesters = 0, size = 0;
     int header = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--test") && i + 1 < argc) test = argv[++i];
         else if (!strcmp(argv[i], "--pool-bytes") && i + 1 < argc) {
-            char *end;
-            pool_bytes = strtoull(argv[++i], &end, 10);
-            if (*end || pool_bytes < 4096) {
+            pool_bytes = positive("--pool-bytes", argv[++i], ~0ull);
+            if (pool_bytes < 4096) {
                 fprintf(stderr, "kdalloc-allocbench: --pool-bytes: at least 4096\n");
                 return 2;
             }
+        } else if (!strcmp(argv[i], "--requesters") && i + 1 < argc) {
+            requesters = positive("--requesters", argv[++i], 1u << 26);
+        } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+            size = positive("--size", argv[++i], 1u << 30);
         } else if (!strcmp(argv[i], "--header")) header = 1;
         else usage();
     }
     if (!test) usage();
+    if (is_survey_test(test)) {
+        /* all blocks live at once: 10^6 warps x 8 KiB is 8 GiB (exhaustion: 256 MiB, Halloc's minimum) */
+        if (!pool_bytes) pool_bytes = !strcmp(test, "exhaustion") ? 256ull << 20 : 16ull << 30;
+        if (size > pool_bytes) {
+            fprintf(stderr, "kdalloc-allocbench: --size %llu is larger than the pool (%llu bytes)\n", size, pool_bytes);
+            return 2;
+        }
+        if (header && strcmp(test, "exhaustion"))
+            printf("test,allocator,requesters,size,malloc_ms,free_ms,nulls,mismatches,pool_bytes\n");
+        else if (header)
+            printf("test,allocator,size,requests,second_round,share,mismatches,pool_bytes\n");
+        kda_pool pool;
+        if (kda_pool_create(&pool, pool_bytes, err, sizeof err)) {
+            fprintf(stderr, "kdalloc-allocbench: %s\n", err);
+            return 1;
+        }
+        survey_run(&pool, test, (uint32_t)requesters, (uint32_t)size);
+        kda_pool_destroy(&pool);
+        return 0;
+    }
+    if (requesters || size) usage();
+    if (!pool_bytes) pool_bytes = 2ull << 30; /* the paper's 2 GB heap */
     if (header) printf("test,allocator,blocks,warps,payload,iterations,pool_bytes,ms,failures\n");
     if (!strcmp(test, "regs")) {
         test_regs();

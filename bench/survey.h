@@ -1,0 +1,15 @@
+/* survey.h - the later literature's allocator tests (survey.cu). */
+#ifndef KDA_SURVEY_H
+#define KDA_SURVEY_H
+
+#include <stdint.h>
+
+#include "alloc.h"
+
+/* Runs test live-warp, live-thread, mixed or exhaustion on `pool`:
+ * `requesters` and `size` pick one point of the sweep (0: all of it; size 0
+ * in exhaustion: 1 KiB, then mixed sizes).  CSV rows on stdout; -1 for an
+ * unknown test. */
+int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t size);
+
+#endif
