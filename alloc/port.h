@@ -9,6 +9,7 @@
  *   kda_fence            orders this thread's earlier stores before its
  *                        later ones for every observer (__threadfence)
  *   kda_add32/and32/or32 32-bit fetch-and-op, returning the old value
+ *   kda_and64            64-bit fetch-and-and
  *   kda_ffs32            1 + the index of the lowest set bit, 0 for none
  *   kda_pause            a short wait in a spin loop
  *   kda_sm_id            the multiprocessor this thread runs on; on the
@@ -50,6 +51,7 @@ KDA_FN uint64_t kda_add64(uint64_t *p, uint64_t v) { return atomicAdd((unsigned 
 KDA_FN uint32_t kda_add32(uint32_t *p, uint32_t v) { return atomicAdd((unsigned int *)p, v); }
 KDA_FN uint32_t kda_and32(uint32_t *p, uint32_t v) { return atomicAnd((unsigned int *)p, v); }
 KDA_FN uint32_t kda_or32(uint32_t *p, uint32_t v) { return atomicOr((unsigned int *)p, v); }
+KDA_FN uint64_t kda_and64(uint64_t *p, uint64_t v) { return atomicAnd((unsigned long long *)p, (unsigned long long)v); }
 KDA_FN int kda_ffs32(uint32_t v) { return __ffs(v); }
 KDA_FN void kda_pause(void) { __nanosleep(64); }
 KDA_FN uint32_t kda_load32(const uint32_t *p) { return *(const volatile uint32_t *)p; }
@@ -111,6 +113,7 @@ KDA_FN uint64_t kda_add64(uint64_t *p, uint64_t v) { return __atomic_fetch_add(p
 KDA_FN uint32_t kda_add32(uint32_t *p, uint32_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN uint32_t kda_and32(uint32_t *p, uint32_t v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN uint32_t kda_or32(uint32_t *p, uint32_t v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+KDA_FN uint64_t kda_and64(uint64_t *p, uint64_t v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN int kda_ffs32(uint32_t v) { return __builtin_ffs((int)v); }
 KDA_FN void kda_pause(void) { sched_yield(); }
 KDA_FN uint32_t kda_load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
