@@ -15,7 +15,7 @@
  *   balance[chunk] requests of the chunk still live, once it is closed;
  *                 minus the frees before that
  *   run[chunk]    a large block's chunk count, at its first chunk (0: small)
- *   slot[s]       slot s's current chunk + 1 (0: none)
+ *   slot[s]       slot s's current chunk + 1 (0: none), and a change count
  *   lock          the large requests of more than 64 chunks
  *
  * Invariants.
@@ -57,14 +57,16 @@
 /* ---- the state's layout in heap.meta ---- */
 KDA_HD uint32_t cb_words(const kda_heap *h) { return (h->cells + 63) / 64; }
 KDA_HD uint64_t *cb_bits(const kda_heap *h) { return (uint64_t *)h->meta; }
-KDA_HD uint64_t *cb_word(const kda_heap *h, uint32_t c) { return cb_bits(h) + cb_words(h) + c; }
-KDA_HD int32_t *cb_balance(const kda_heap *h, uint32_t c)
-{
-    return (int32_t *)(cb_bits(h) + cb_words(h) + h->cells) + c;
-}
+KDA_HD uint64_t *cb_slot(const kda_heap *h, uint32_t s) { return cb_bits(h) + cb_words(h) + s; }
+KDA_HD uint64_t *cb_word(const kda_heap *h, uint32_t c) { return cb_slot(h, h->groups) + c; }
+KDA_HD int32_t *cb_balance(const kda_heap *h, uint32_t c) { return (int32_t *)cb_word(h, h->cells) + c; }
 KDA_HD uint32_t *cb_run(const kda_heap *h, uint32_t c) { return (uint32_t *)cb_balance(h, h->cells) + c; }
-KDA_HD uint32_t *cb_slot(const kda_heap *h, uint32_t s) { return cb_run(h, h->cells) + s; }
-KDA_HD uint32_t *cb_lock(const kda_heap *h) { return cb_slot(h, h->groups); }
+KDA_HD uint32_t *cb_lock(const kda_heap *h) { return cb_run(h, h->cells); }
+/* A slot's value: its chunk + 1 (0: none) and, above, how often it changed
+ * (so that a thread waiting for a new chunk sees the change even when the
+ * slot gets the same chunk back). */
+KDA_HD uint32_t cb_slot_chunk(uint64_t value) { return (uint32_t)value; }
+KDA_HD uint64_t cb_slot_next(uint64_t value, uint32_t chunk1) { return ((value >> 32) + 1) << 32 | chunk1; }
 
 /* The free bits of word w (past the last chunk count as taken). */
 KDA_FN uint64_t cb_free_bits(const kda_heap *h, uint32_t w, uint64_t word)
@@ -169,17 +171,17 @@ KDA_FN void cb_recycle(const kda_heap *h, uint32_t c)
 
 /* Gives slot s a new chunk unless its value moved on from `seen`.  Returns
  * 0 when no chunk is free (the slot is then left without one). */
-KDA_FN int cb_refill(const kda_heap *h, uint32_t s, uint32_t seen)
+KDA_FN int cb_refill(const kda_heap *h, uint32_t s, uint64_t seen)
 {
     int64_t c = cb_take_in_words(h, 1);
     if (c < 0) {
-        kda_cas32(cb_slot(h, s), seen, 0);
+        kda_cas64(cb_slot(h, s), seen, cb_slot_next(seen, 0));
         return 0;
     }
     kda_store64(cb_word(h, (uint32_t)c), 0);
     kda_store32((uint32_t *)cb_balance(h, (uint32_t)c), 0);
     kda_fence();
-    if (kda_cas32(cb_slot(h, s), seen, (uint32_t)c + 1) != seen) { /* another thread refilled it */
+    if (kda_cas64(cb_slot(h, s), seen, cb_slot_next(seen, (uint32_t)c + 1)) != seen) { /* another thread refilled it */
         kda_store64(cb_word(h, (uint32_t)c), CB_CLOSED);
         kda_fence();
         cb_give_back(h, (uint32_t)c, 1);
@@ -204,27 +206,71 @@ KDA_FN void *cb_malloc_large(const kda_heap *h, uint64_t need)
     return h->base + (uint64_t)c * h->cell_bytes;
 }
 
+#ifdef __CUDACC__
+/* kda_malloc for several lanes at once (all in `lanes`, converged). */
+KDA_FN void *cb_malloc_lanes(const kda_heap *h, uint32_t s, uint64_t need, unsigned lanes)
+{
+    uint32_t lane = kda_lane_id(), leader = (uint32_t)__ffs(lanes) - 1;
+    uint64_t before, total;
+    kda_warp_sums(lanes, need, &before, &total);
+    unsigned rank = (unsigned)__popc(lanes & ((1u << lane) - 1)); /* lanes below this one */
+    for (;;) {
+        uint64_t seen = kda_load64(cb_slot(h, s)), old = 0;
+        uint32_t c1 = cb_slot_chunk(seen);
+        if (c1 && lane == leader) old = kda_add64(cb_word(h, c1 - 1), total << CB_COUNT_BITS | (unsigned)__popc(lanes));
+        old = __shfl_sync(lanes, old, (int)leader);
+        uint64_t used = (old >> CB_COUNT_BITS) + before;
+        int served = c1 && used + need <= h->cell_bytes;
+        /* the lane that crosses the chunk's end closes it, counting the lanes before it */
+        int closer = c1 && !served && used <= h->cell_bytes;
+        if (closer) cb_close(h, c1 - 1, (old & (((uint64_t)1 << CB_COUNT_BITS) - 1)) + rank);
+        unsigned waiting = __ballot_sync(lanes, !served), closing = __ballot_sync(lanes, closer);
+        if (served) return h->base + (uint64_t)(c1 - 1) * h->cell_bytes + used;
+        /* the lanes not served ask again together, after the slot changed */
+        lanes = waiting;
+        leader = (uint32_t)__ffs(lanes) - 1;
+        kda_warp_sums(lanes, need, &before, &total);
+        rank = (unsigned)__popc(lanes & ((1u << lane) - 1));
+        if (closing || !c1) {
+            int ok = 1;
+            if (lane == leader) ok = cb_refill(h, s, seen);
+            if (!__shfl_sync(lanes, ok, (int)leader)) return NULL;
+        } else if (lane == leader) {
+            while (kda_load64(cb_slot(h, s)) == seen) kda_pause(); /* another warp's closer refills it */
+        }
+        __syncwarp(lanes);
+    }
+}
+#endif
+
 KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 {
     if (size == 0 || size > h->bytes) return NULL;
     uint64_t need = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
     if (need > h->cell_bytes / 4) return cb_malloc_large(h, need);
     uint32_t s = kda_sm_id() % h->groups;
+#ifdef __CUDACC__
+    /* The lanes that ask together make one request: one atomicAdd for the
+     * warp, each lane's block after the lower lanes' (the same SM, so the
+     * same slot).  Lanes that ask alone, as in the builder, skip this. */
+    unsigned lanes = __activemask();
+    if (lanes & (lanes - 1)) return cb_malloc_lanes(h, s, need, lanes);
+#endif
     for (;;) {
-        uint32_t seen = kda_load32(cb_slot(h, s));
-        if (!seen) {
-            if (!cb_refill(h, s, 0)) return NULL;
+        uint64_t seen = kda_load64(cb_slot(h, s));
+        uint32_t c1 = cb_slot_chunk(seen);
+        if (!c1) {
+            if (!cb_refill(h, s, seen)) return NULL;
             continue;
         }
-        uint32_t c = seen - 1;
-        uint64_t old = kda_add64(cb_word(h, c), need << CB_COUNT_BITS | 1);
+        uint64_t old = kda_add64(cb_word(h, c1 - 1), need << CB_COUNT_BITS | 1);
         uint64_t used = old >> CB_COUNT_BITS;
-        if (used + need <= h->cell_bytes) return h->base + (uint64_t)c * h->cell_bytes + used;
+        if (used + need <= h->cell_bytes) return h->base + (uint64_t)(c1 - 1) * h->cell_bytes + used;
         if (used <= h->cell_bytes) { /* the first that does not fit closes the chunk */
-            cb_close(h, c, old & (((uint64_t)1 << CB_COUNT_BITS) - 1));
+            cb_close(h, c1 - 1, old & (((uint64_t)1 << CB_COUNT_BITS) - 1));
             if (!cb_refill(h, s, seen)) return NULL;
         } else {
-            while (kda_load32(cb_slot(h, s)) == seen) kda_pause(); /* the closer refills it */
+            while (kda_load64(cb_slot(h, s)) == seen) kda_pause(); /* the closer refills it */
         }
     }
 }
@@ -259,7 +305,7 @@ static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms,
     h->cells = (uint32_t)chunks;
     h->cell_bytes = (uint32_t)chunk;
     h->groups = slots;
-    pool->state_bytes = pool->clear_bytes = (chunks + 63) / 64 * 8 + chunks * 16 + (slots + 1) * 4;
+    pool->state_bytes = pool->clear_bytes = (chunks + 63) / 64 * 8 + slots * 8ull + chunks * 16 + 4;
     return 0;
 }
 

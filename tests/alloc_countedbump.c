@@ -11,7 +11,7 @@ static void expect_all_free(const kda_pool *pool)
     const kda_heap *h = &pool->heap;
     uint32_t current = 0;
     for (uint32_t s = 0; s < h->groups; s++) {
-        uint32_t v = *cb_slot(h, s);
+        uint32_t v = cb_slot_chunk(*cb_slot(h, s));
         if (!v) continue;
         uint32_t c = v - 1;
         current++;
@@ -106,6 +106,27 @@ Test(countedbump, large_blocks)
         cr_assert(intact(p[i], sizes[i], (uint64_t)i), "block %d overwritten", i);
         kda_free(h, p[i]);
     }
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
+/* A chunk emptied before it closes comes straight back to its slot: the
+ * slot's value changes all the same, so that threads waiting for a new
+ * chunk see it (they waited forever on the GPU before). */
+Test(countedbump, same_chunk_back_changes_the_slot)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    uint64_t quarter = h->cell_bytes / 4;
+    for (int i = 0; i < 4; i++) kda_free(h, kda_malloc(h, quarter)); /* fills the chunk, all freed */
+    uint64_t before = *cb_slot(h, 0);
+    void *p = kda_malloc(h, quarter); /* closes it, recycles it, gets it back */
+    uint64_t after = *cb_slot(h, 0);
+    cr_assert_eq(cb_slot_chunk(after), cb_slot_chunk(before), "the same chunk again");
+    cr_assert_neq(after, before, "but another slot value");
+    cr_assert_eq((unsigned char *)p - h->base, (int64_t)(cb_slot_chunk(after) - 1) * h->cell_bytes);
+    kda_free(h, p);
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }
