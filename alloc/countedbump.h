@@ -309,6 +309,40 @@ static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms,
     return 0;
 }
 
+/* For the fragmentation figures (bench/allocbench): from a host copy of
+ * the state (h->meta), the free bytes (free chunks, and the rest of the
+ * slots' open chunks) and the largest block one request could get; the
+ * bytes serving a block: a large block's chunks (a small block's are its
+ * padded request, which the state does not keep: 0, not counted). */
+#define KDA_ALLOC_HAS_SPACE 1
+static inline void kda_alloc_space(const kda_heap *h, uint64_t *free_bytes, uint64_t *largest)
+{
+    uint64_t run = 0;
+    *free_bytes = *largest = 0;
+    for (uint32_t c = 0; c < h->cells; c++) {
+        if (cb_bits(h)[c / 64] >> (c % 64) & 1) {
+            run = 0;
+            continue;
+        }
+        run += h->cell_bytes;
+        *free_bytes += h->cell_bytes;
+        if (run > *largest) *largest = run;
+    }
+    for (uint32_t s = 0; s < h->groups; s++) {
+        uint32_t c1 = cb_slot_chunk(*cb_slot(h, s));
+        uint64_t used = c1 ? *cb_word(h, c1 - 1) >> CB_COUNT_BITS : h->cell_bytes;
+        if (used < h->cell_bytes) {
+            uint64_t rest = h->cell_bytes - used;
+            *free_bytes += rest;
+            if (rest / 4 > *largest) *largest = rest < h->cell_bytes / 4 ? rest : h->cell_bytes / 4;
+        }
+    }
+}
+static inline uint64_t kda_alloc_block_bytes(const kda_heap *h, uint64_t offset)
+{
+    return (uint64_t)*cb_run(h, (uint32_t)(offset / h->cell_bytes)) * h->cell_bytes;
+}
+
 KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_t i) { (void)h, (void)l, (void)i; }
 KDA_FN void kda_alloc_reset_finish(const kda_heap *h, const kda_layout *l) { (void)h, (void)l; }
 
