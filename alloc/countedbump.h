@@ -334,7 +334,8 @@ static inline void kda_alloc_space(const kda_heap *h, uint64_t *free_bytes, uint
         if (used < h->cell_bytes) {
             uint64_t rest = h->cell_bytes - used;
             *free_bytes += rest;
-            if (rest / 4 > *largest) *largest = rest < h->cell_bytes / 4 ? rest : h->cell_bytes / 4;
+            uint64_t one = rest < h->cell_bytes / 4 ? rest : h->cell_bytes / 4; /* a small request's most */
+            if (one > *largest) *largest = one;
         }
     }
 }
