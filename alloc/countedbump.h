@@ -9,12 +9,13 @@
  * chunk and bumps through it; requests of more than C/4 take whole runs of
  * free chunks instead.
  *
- * State, outside the pool (heap.meta; 16 bytes a chunk):
+ * State, outside the pool (heap.meta; 20 bytes a chunk):
  *   bits[]        one bit a chunk: taken (a slot's, or part of a large block)
  *   word[chunk]   64 bits: bytes handed out (high 40) and requests (low 24)
  *   balance[chunk] requests of the chunk still live, once it is closed;
  *                 minus the frees before that
  *   run[chunk]    a large block's chunk count, at its first chunk (0: small)
+ *   owner[chunk]  the slot that took the chunk last
  *   slot[s]       slot s's current chunk + 1 (0: none), and a change count
  *   lock          the large requests of more than 64 chunks
  *
@@ -28,6 +29,8 @@
  *     subtracts one.  Before the close the balance is <= 0, so the one
  *     operation that brings it to exactly 0 after the close (the closer's
  *     add or the last free) finds the chunk empty and recycles it.
+ *   - The closer gives the chunk's owner slot a new chunk, so a slot whose
+ *     chunk is closed always changes: threads waiting on it go on.
  *   - A recycled chunk's word reads "closed" (bytes beyond any chunk) until
  *     a slot takes the chunk again and zeroes it, so a thread that read an
  *     old slot value either fails on it or is served, and counted, in the
@@ -61,7 +64,8 @@ KDA_HD uint64_t *cb_slot(const kda_heap *h, uint32_t s) { return cb_bits(h) + cb
 KDA_HD uint64_t *cb_word(const kda_heap *h, uint32_t c) { return cb_slot(h, h->groups) + c; }
 KDA_HD int32_t *cb_balance(const kda_heap *h, uint32_t c) { return (int32_t *)cb_word(h, h->cells) + c; }
 KDA_HD uint32_t *cb_run(const kda_heap *h, uint32_t c) { return (uint32_t *)cb_balance(h, h->cells) + c; }
-KDA_HD uint32_t *cb_lock(const kda_heap *h) { return cb_run(h, h->cells); }
+KDA_HD uint32_t *cb_owner(const kda_heap *h, uint32_t c) { return cb_run(h, h->cells) + c; }
+KDA_HD uint32_t *cb_lock(const kda_heap *h) { return cb_owner(h, h->cells); }
 /* A slot's value: its chunk + 1 (0: none) and, above, how often it changed
  * (so that a thread waiting for a new chunk sees the change even when the
  * slot gets the same chunk back). */
@@ -180,6 +184,7 @@ KDA_FN int cb_refill(const kda_heap *h, uint32_t s, uint64_t seen)
     }
     kda_store64(cb_word(h, (uint32_t)c), 0);
     kda_store32((uint32_t *)cb_balance(h, (uint32_t)c), 0);
+    kda_store32(cb_owner(h, (uint32_t)c), s);
     kda_fence();
     if (kda_cas64(cb_slot(h, s), seen, cb_slot_next(seen, (uint32_t)c + 1)) != seen) { /* another thread refilled it */
         kda_store64(cb_word(h, (uint32_t)c), CB_CLOSED);
@@ -189,11 +194,17 @@ KDA_FN int cb_refill(const kda_heap *h, uint32_t s, uint64_t seen)
     return 1;
 }
 
-/* A chunk is closed: its served requests go to the balance. */
-KDA_FN void cb_close(const kda_heap *h, uint32_t c, uint64_t served)
+/* Chunk c is closed: its served requests go to the balance, and the slot
+ * whose chunk it is gets a new one.  That slot is the owner's: the closer
+ * may have read another slot's value long ago (c served that slot then).
+ * 0 when no chunk was left for the slot. */
+KDA_FN int cb_close(const kda_heap *h, uint32_t c, uint64_t served)
 {
+    uint32_t owner = kda_load32(cb_owner(h, c));
     int32_t before = (int32_t)kda_add32((uint32_t *)cb_balance(h, c), (uint32_t)served);
     if (before + (int32_t)served == 0) cb_recycle(h, c);
+    uint64_t value = kda_load64(cb_slot(h, owner));
+    return cb_slot_chunk(value) != c + 1 || cb_refill(h, owner, value);
 }
 
 KDA_FN void *cb_malloc_large(const kda_heap *h, uint64_t need)
@@ -222,21 +233,21 @@ KDA_FN void *cb_malloc_lanes(const kda_heap *h, uint32_t s, uint64_t need, unsig
         uint64_t used = (old >> CB_COUNT_BITS) + before;
         int served = c1 && used + need <= h->cell_bytes;
         /* the lane that crosses the chunk's end closes it, counting the lanes before it */
-        int closer = c1 && !served && used <= h->cell_bytes;
-        if (closer) cb_close(h, c1 - 1, (old & (((uint64_t)1 << CB_COUNT_BITS) - 1)) + rank);
-        unsigned waiting = __ballot_sync(lanes, !served), closing = __ballot_sync(lanes, closer);
+        int closer = c1 && !served && used <= h->cell_bytes, ok = 1;
+        if (closer) ok = cb_close(h, c1 - 1, (old & (((uint64_t)1 << CB_COUNT_BITS) - 1)) + rank);
+        unsigned waiting = __ballot_sync(lanes, !served), failed = __ballot_sync(lanes, !ok);
         if (served) return h->base + (uint64_t)(c1 - 1) * h->cell_bytes + used;
+        if (failed) return NULL; /* no chunk left for the slot */
         /* the lanes not served ask again together, after the slot changed */
         lanes = waiting;
         leader = (uint32_t)__ffs(lanes) - 1;
         kda_warp_sums(lanes, need, &before, &total);
         rank = (unsigned)__popc(lanes & ((1u << lane) - 1));
-        if (closing || !c1) {
-            int ok = 1;
+        if (!c1) {
             if (lane == leader) ok = cb_refill(h, s, seen);
             if (!__shfl_sync(lanes, ok, (int)leader)) return NULL;
         } else if (lane == leader) {
-            while (kda_load64(cb_slot(h, s)) == seen) kda_pause(); /* another warp's closer refills it */
+            while (kda_load64(cb_slot(h, s)) == seen) kda_pause(); /* the chunk's closer refills it */
         }
         __syncwarp(lanes);
     }
@@ -267,8 +278,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
         uint64_t used = old >> CB_COUNT_BITS;
         if (used + need <= h->cell_bytes) return h->base + (uint64_t)(c1 - 1) * h->cell_bytes + used;
         if (used <= h->cell_bytes) { /* the first that does not fit closes the chunk */
-            cb_close(h, c1 - 1, old & (((uint64_t)1 << CB_COUNT_BITS) - 1));
-            if (!cb_refill(h, s, seen)) return NULL;
+            if (!cb_close(h, c1 - 1, old & (((uint64_t)1 << CB_COUNT_BITS) - 1))) return NULL;
         } else {
             while (kda_load64(cb_slot(h, s)) == seen) kda_pause(); /* the closer refills it */
         }
@@ -305,7 +315,7 @@ static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms,
     h->cells = (uint32_t)chunks;
     h->cell_bytes = (uint32_t)chunk;
     h->groups = slots;
-    pool->state_bytes = pool->clear_bytes = (chunks + 63) / 64 * 8 + slots * 8ull + chunks * 16 + 4;
+    pool->state_bytes = pool->clear_bytes = (chunks + 63) / 64 * 8 + slots * 8ull + chunks * 20 + 4;
     return 0;
 }
 

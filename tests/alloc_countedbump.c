@@ -130,3 +130,31 @@ Test(countedbump, same_chunk_back_changes_the_slot)
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }
+
+/* The closer refills the slot that owns the chunk, not its own: a thread of
+ * SM 1 that read slot 0's chunk long ago (it served SM 0's slot by then)
+ * and crosses its end must give slot 0 a new chunk, or SM 0's threads wait
+ * for a change that never comes (they did on the GPU). */
+Test(countedbump, the_closer_refills_the_owner)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 64u << 20, 2, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    kda_host_set_sm(0);
+    void *a = kda_malloc(h, 64);
+    uint64_t slot0 = *cb_slot(h, 0);
+    uint32_t c = cb_slot_chunk(slot0) - 1;
+    cr_assert_eq(*cb_owner(h, c), 0);
+    /* SM 1's stale request: it fills the chunk to its end, then crosses it */
+    uint64_t fill = h->cell_bytes - 64, old = kda_add64(cb_word(h, c), fill << CB_COUNT_BITS | 1);
+    cr_assert_eq(old >> CB_COUNT_BITS, 64, "after the 64-byte block");
+    old = kda_add64(cb_word(h, c), (uint64_t)64 << CB_COUNT_BITS | 1);
+    cr_assert(cb_close(h, c, old & (((uint64_t)1 << CB_COUNT_BITS) - 1)));
+    cr_assert_neq(*cb_slot(h, 0), slot0, "slot 0 got a new chunk");
+    kda_free(h, a);
+    kda_free(h, h->base + (uint64_t)c * h->cell_bytes + 64); /* the stale thread's block */
+    cr_assert_eq(cb_bits(h)[c / 64] >> (c % 64) & 1, 0, "the closed chunk is free again");
+    kda_host_set_sm(0);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
