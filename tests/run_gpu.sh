@@ -44,11 +44,11 @@ for a in $allocators; do
   fi
 done
 sanitize racecheck "$logs/racecheck_build.log" "$build/kdalloc-cmalloc" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"
-for a in cfmmalloc scatteralloc halloc fdgmalloc; do
+for a in cfmmalloc scatteralloc halloc fdgmalloc countedbump; do
   sanitize racecheck "$logs/racecheck_alloc_$a.log" env KDA_STRESS_WARPS=256 \
     "$build/tests/test_gpu_alloc_$a" --jobs 1 --filter 'gpu_alloc/warp_coalesced'
 done
-for a in scatteralloc halloc; do
+for a in scatteralloc halloc countedbump; do
   sanitize racecheck "$logs/racecheck_build_$a.log" "$build/kdalloc-$a" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"
 done
 exit $status
