@@ -652,24 +652,27 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+int scene_load_bytes(const unsigned char *raw, size_t raw_len, const char *name, scene *out, char *err,
+                     size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int gzip_magic = raw_len >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
+    if (!gzip_magic && !ends_with(name, ".gz")) return scene_parse_obj((const char *)raw, raw_len, name, out, err, errlen);
+    char *text;
+    size_t len;
+    if (gunzip(raw, raw_len, &text, &len, name, err, errlen)) return -1;
+    int rc = scene_parse_obj(text, len, name, out, err, errlen);
+    free(text);
+    return rc;
+}
+
 int scene_load(const char *path, scene *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     unsigned char *raw;
     size_t raw_len;
     if (read_file(path, &raw, &raw_len, err, errlen)) return -1;
-    int gzip_magic = raw_len >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
-    if (!gzip_magic && !ends_with(path, ".gz")) {
-        int rc = scene_parse_obj((const char *)raw, raw_len, path, out, err, errlen);
-        free(raw);
-        return rc;
-    }
-    char *text;
-    size_t len;
-    int rc = gunzip(raw, raw_len, &text, &len, path, err, errlen);
+    int rc = scene_load_bytes(raw, raw_len, path, out, err, errlen);
     free(raw);
-    if (rc) return -1;
-    rc = scene_parse_obj(text, len, path, out, err, errlen);
-    free(text);
     return rc;
 }

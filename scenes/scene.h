@@ -33,6 +33,12 @@ typedef struct scene {
  * (the content is sniffed too, so a gzip file under another name works). */
 int scene_load(const char *path, scene *out, char *err, size_t errlen);
 
+/* The same for bytes held in memory (plain OBJ, or gzip when they start
+ * with its magic bytes or `name` ends in ".gz"); `name` names them in
+ * error messages. */
+int scene_load_bytes(const unsigned char *raw, size_t raw_len, const char *name, scene *out, char *err,
+                     size_t errlen);
+
 /* Parses OBJ text held in memory; `name` is used in error messages only. */
 int scene_parse_obj(const char *text, size_t len, const char *name,
                     scene *out, char *err, size_t errlen);
