@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "bench_util.cuh"
 #include "survey.h"
 
 #define THREADS 256
@@ -46,17 +47,6 @@
 
 static char err[512];
 
-static void die(const char *what, cudaError_t e)
-{
-    fprintf(stderr, "kdalloc-allocbench: %s: %s\n", what, cudaGetErrorString(e));
-    exit(1);
-}
-
-#define CUDA(call, what)                         \
-    do {                                         \
-        cudaError_t e_ = (call);                 \
-        if (e_ != cudaSuccess) die((what), e_);  \
-    } while (0)
 
 /* ---- kernels (lane 0 of each warp allocates) ---- */
 
@@ -89,20 +79,11 @@ __global__ void acd_kernel(kda_heap h, uint32_t payload, uint32_t iters, unsigne
     kda_warp_done(&h);
 }
 
-static __device__ uint32_t hash32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    return x ^ (x >> 16);
-}
-
 __global__ void p_kernel(kda_heap h, void **held, uint32_t call, uint32_t payload, unsigned long long *fails)
 {
     if ((threadIdx.x & 31u) != 0) return;
     uint32_t w = warp_id();
-    float u = (float)(hash32(w * 7919u + call * 104729u) >> 8) * (1.0f / 16777216.0f);
+    float u = (float)(bench_hash32(w * 7919u + call * 104729u) >> 8) * (1.0f / 16777216.0f);
     if (u >= 0.75f) return;
     if (held[w]) {
         kda_free(&h, held[w]);

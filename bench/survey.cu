@@ -29,34 +29,15 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "bench_util.cuh"
 #include "survey.h"
 
 #define RUNS 5
 #define THREADS 256
 #define MIXED_MAX 4096u
 
-static void die(const char *what, cudaError_t e)
-{
-    fprintf(stderr, "kdalloc-allocbench: %s: %s\n", what, cudaGetErrorString(e));
-    exit(1);
-}
-
-#define CUDA(call, what)                        \
-    do {                                        \
-        cudaError_t e_ = (call);                \
-        if (e_ != cudaSuccess) die((what), e_); \
-    } while (0)
 
 /* ---- device side ---- */
-
-static __device__ uint32_t sv_hash(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    return x ^ (x >> 16);
-}
 
 /* Requester r's size: `size`, or (size 0) a seeded random one of 16 B .. 4 KiB. */
 static __device__ uint32_t sv_size(uint32_t size, uint32_t r)
@@ -103,7 +84,7 @@ __global__ void sv_pattern(uint32_t n, uint32_t size, void *const *ptrs, int che
         }
         uint32_t bytes = sv_size(size, (uint32_t)r);
         for (uint32_t i = lane; i < bytes; i += 32) {
-            unsigned char want = (unsigned char)sv_hash((uint32_t)r * 8191u + i);
+            unsigned char want = (unsigned char)bench_hash32((uint32_t)r * 8191u + i);
             if (check) wrong += p[i] != want;
             else p[i] = want;
         }
@@ -145,7 +126,7 @@ __global__ void sv_list_pattern(unsigned long long n, void *const *list, const u
     for (uint64_t r = sv_global_thread() / 32; r < n; r += warps) {
         unsigned char *p = (unsigned char *)list[r];
         for (uint32_t i = lane; i < sizes[r]; i += 32) {
-            unsigned char want = (unsigned char)sv_hash((uint32_t)r * 131u + i);
+            unsigned char want = (unsigned char)bench_hash32((uint32_t)r * 131u + i);
             if (check) wrong += p[i] != want;
             else p[i] = want;
         }
@@ -241,7 +222,7 @@ static unsigned long long exhaust_round(survey *s, uint32_t size, void **list, u
     sv_list_pattern<<<s->blocks_full, THREADS>>>(n, list, sizes, 1, s->counters);
     CUDA(cudaGetLastError(), "launching the pattern kernels");
     uint32_t *host_sizes = (uint32_t *)malloc(n ? n * sizeof *host_sizes : 1);
-    if (!host_sizes) die("out of host memory", cudaErrorMemoryAllocation);
+    if (!host_sizes) bench_die("out of host memory", cudaErrorMemoryAllocation);
     CUDA(cudaMemcpy(host_sizes, sizes, n * sizeof *host_sizes, cudaMemcpyDeviceToHost), "cudaMemcpy");
     *bytes = 0;
     for (unsigned long long i = 0; i < n; i++) *bytes += host_sizes[i];
