@@ -223,7 +223,7 @@ KDA_FN void *cb_malloc_lanes(const kda_heap *h, uint32_t s, uint64_t need, unsig
 {
     uint32_t lane = kda_lane_id(), leader = (uint32_t)__ffs(lanes) - 1;
     uint64_t before, total;
-    kda_warp_sums(lanes, lane, need, &before, &total);
+    kda_warp_sums(lanes, need, &before, &total);
     unsigned rank = (unsigned)__popc(lanes & ((1u << lane) - 1)); /* lanes below this one */
     for (;;) {
         uint64_t seen = kda_load64(cb_slot(h, s)), old = 0;
@@ -241,7 +241,7 @@ KDA_FN void *cb_malloc_lanes(const kda_heap *h, uint32_t s, uint64_t need, unsig
         /* the lanes not served ask again together, after the slot changed */
         lanes = waiting;
         leader = (uint32_t)__ffs(lanes) - 1;
-        kda_warp_sums(lanes, lane, need, &before, &total);
+        kda_warp_sums(lanes, need, &before, &total);
         rank = (unsigned)__popc(lanes & ((1u << lane) - 1));
         if (!c1) {
             if (lane == leader) ok = cb_refill(h, s, seen);

@@ -170,7 +170,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
     unsigned lanes = __activemask(), lane = kda_lane_id();
     int worker = 31 - __clz(lanes);
     uint64_t before, total; /* bytes of the lower lanes, of all lanes */
-    kda_warp_sums(lanes, lane, need, &before, &total);
+    kda_warp_sums(lanes, need, &before, &total);
     unsigned char *block = NULL;
     if ((int)lane == worker && total && slot < h->cells) block = fdg_serve(h, slot, total);
     block = (unsigned char *)__shfl_sync(lanes, (unsigned long long)block, worker);

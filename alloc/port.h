@@ -74,10 +74,11 @@ KDA_FN uint32_t kda_warp_slot(void)
 KDA_FN uint32_t kda_lane_id(void) { return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u; }
 KDA_FN void *kda_sys_malloc(uint64_t size) { return malloc(size); }
 KDA_FN void kda_sys_free(void *p) { free(p); }
-/* Over the lanes in `lanes` (all calling; this one is `lane`): the sum of
- * `v` of the lower lanes and of all of them. */
-KDA_FN void kda_warp_sums(unsigned lanes, unsigned lane, uint64_t v, uint64_t *below, uint64_t *total)
+/* Over the lanes in `lanes` (all calling): the sum of `v` of the lower
+ * lanes and of all of them. */
+KDA_FN void kda_warp_sums(unsigned lanes, uint64_t v, uint64_t *below, uint64_t *total)
 {
+    unsigned lane = kda_lane_id();
     *below = *total = 0;
     for (unsigned m = lanes; m; m &= m - 1) {
         unsigned src = (unsigned)__ffs(m) - 1;
