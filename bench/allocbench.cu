@@ -216,21 +216,6 @@ static void test_p(bench *b)
     }
 }
 
-/* Built with -DKDA_DIAG (circular allocators): the walk statistics of the
- * runs since stats_reset, on stderr. */
-#if defined(KDA_DIAG) && defined(KDA_ALLOCATOR_IS_CIRCULAR)
-static void stats_reset(void) { CUDA(kda_walk_stats_reset(), "resetting the walk statistics"); }
-static void stats_print(const char *test, uint32_t payload)
-{
-    char title[64];
-    snprintf(title, sizeof title, "%s, %s, %u B", test, kda_allocator_name(), payload);
-    CUDA(kda_walk_stats_print(stderr, title), "reading the walk statistics");
-}
-#else
-static void stats_reset(void) {}
-static void stats_print(const char *test, uint32_t payload) { (void)test, (void)payload; }
-#endif
-
 static void test_warps(bench *b)
 {
     uint32_t blocks = 100000 / (THREADS / 32); /* 100,000 warps */

@@ -1,6 +1,6 @@
 /* bench_util.cuh - what allocbench.cu and survey.cu share: a failed CUDA
- * call ends kdalloc-allocbench with one line naming it, and a 32-bit hash
- * for seeded decisions in kernels. */
+ * call ends kdalloc-allocbench with one line naming it, a 32-bit hash
+ * for seeded decisions in kernels, and the -DKDA_DIAG walk statistics. */
 #ifndef KDA_BENCH_UTIL_CUH
 #define KDA_BENCH_UTIL_CUH
 
@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "alloc.h"
 
 static inline void bench_die(const char *what, cudaError_t e)
 {
@@ -29,5 +31,20 @@ static __device__ __forceinline__ uint32_t bench_hash32(uint32_t x)
     x *= 0x846ca68bu;
     return x ^ (x >> 16);
 }
+
+/* Built with -DKDA_DIAG (circular allocators): the walk statistics of the
+ * runs since stats_reset, on stderr. */
+#if defined(KDA_DIAG) && defined(KDA_ALLOCATOR_IS_CIRCULAR)
+static inline void stats_reset(void) { CUDA(kda_walk_stats_reset(), "resetting the walk statistics"); }
+static inline void stats_print(const char *test, uint32_t payload)
+{
+    char title[64];
+    snprintf(title, sizeof title, "%s, %s, %u B", test, kda_allocator_name(), payload);
+    CUDA(kda_walk_stats_print(stderr, title), "reading the walk statistics");
+}
+#else
+static inline void stats_reset(void) {}
+static inline void stats_print(const char *test, uint32_t payload) { (void)test, (void)payload; }
+#endif
 
 #endif

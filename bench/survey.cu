@@ -178,6 +178,7 @@ static void live(survey *s, const char *test, uint32_t n, uint32_t size, int per
     for (int run = -1; run < RUNS; run++) {
         reset(s);
         CUDA(cudaMemset(ptrs, 0, (size_t)n * sizeof *ptrs), "cudaMemset");
+        if (run == RUNS - 1) stats_reset(); /* -DKDA_DIAG: the walks of the last run */
         CUDA(cudaEventRecord(s->e[0]), "cudaEventRecord");
         sv_malloc<<<grid, THREADS>>>(s->pool->heap, n, size, per_warp, ptrs);
         CUDA(cudaGetLastError(), "launching the malloc kernel");
@@ -198,6 +199,7 @@ static void live(survey *s, const char *test, uint32_t n, uint32_t size, int per
         bad += counters[0];
         nulls = counters[1] > nulls ? counters[1] : nulls;
     }
+    stats_print(test, size);
     cudaFree(ptrs);
     qsort(malloc_ms, RUNS, sizeof *malloc_ms, cmp_float);
     qsort(free_ms, RUNS, sizeof *free_ms, cmp_float);

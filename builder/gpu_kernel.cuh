@@ -843,7 +843,11 @@ static __device__ int warp_find_work(warp_ctx *c)
     return (int)broadcast((uint32_t)got);
 }
 
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) build_kernel(build_params p)
+/* At least 3 blocks (24 warps) an SM with every allocator: the kernel is
+ * latency-bound, and an allocator whose rare paths are long (CountedBump's
+ * bitmap search, ScatterAlloc's) must not cost the builder a third of its
+ * warps.  ptxas then keeps 80 registers, what most allocators need anyway. */
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kernel(build_params p)
 {
     __shared__ warp_smem smem[WARPS_PER_BLOCK];
     __shared__ block_smem block;

@@ -4,25 +4,28 @@
  * ones, whose served requests are all freed), addresses computed from the
  * chunk size, and owner patterns. */
 
-static uint64_t cb_served(uint64_t word) { return word & (((uint64_t)1 << CB_COUNT_BITS) - 1); }
+static int chunk_taken(const kda_heap *h, uint32_t c) { return cb_bits(h)[c / 64] >> (c % 64) & 1; }
 
 static void expect_all_free(const kda_pool *pool)
 {
     const kda_heap *h = &pool->heap;
     uint32_t current = 0;
     for (uint32_t s = 0; s < h->groups; s++) {
-        uint32_t v = cb_slot_chunk(*cb_slot(h, s));
-        if (!v) continue;
-        uint32_t c = v - 1;
+        uint64_t value = *cb_slot(h, s);
+        if (!cb_slot_chunk(value)) {
+            cr_assert_eq(value, 0, "slot %u has no chunk but counts %llx", s, (unsigned long long)value);
+            continue;
+        }
+        uint32_t c = cb_slot_chunk(value) - 1;
         current++;
-        cr_assert(cb_bits(h)[c / 64] >> (c % 64) & 1, "slot %u's chunk %u is not taken", s, c);
-        cr_assert_eq(*cb_balance(h, c) + (int64_t)cb_served(*cb_word(h, c)), 0,
-                     "slot %u's chunk: %llu served, balance %d", s, (unsigned long long)cb_served(*cb_word(h, c)),
-                     *cb_balance(h, c));
+        cr_assert(chunk_taken(h, c), "slot %u's chunk %u is not taken", s, c);
+        cr_assert_leq(cb_slot_bytes(value), h->cell_bytes, "slot %u's chunk is open", s);
+        cr_assert_eq(*cb_balance(h, c) + (int64_t)cb_slot_count(value), 0, "slot %u's chunk: %u served, balance %d",
+                     s, cb_slot_count(value), *cb_balance(h, c));
     }
     uint32_t taken = 0;
     for (uint32_t c = 0; c < h->cells; c++) {
-        taken += cb_bits(h)[c / 64] >> (c % 64) & 1;
+        taken += chunk_taken(h, c);
         cr_assert_eq(*cb_run(h, c), 0, "chunk %u still starts a large block", c);
     }
     cr_assert_eq(taken, current, "%u chunks taken, %u of them slots' current chunks", taken, current);
@@ -54,8 +57,7 @@ Test(countedbump, bump_close_and_recycle)
         cr_assert(intact(b[i], 1000, i), "block %u overwritten", i);
         kda_free(h, b[i]);
     }
-    cr_assert_eq(cb_bits(h)[first / 64] >> (first % 64) & 1, 0, "the emptied chunk is free");
-    cr_assert_eq(*cb_word(h, first), CB_CLOSED, "and closed to stale readers");
+    cr_assert_eq(chunk_taken(h, first), 0, "the emptied chunk is free");
     kda_free(h, b[per_chunk]);
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
@@ -80,7 +82,7 @@ Test(countedbump, freed_before_the_close)
     kda_free(h, big);
     kda_free(h, next);
     kda_free(h, more);
-    cr_assert_eq(cb_bits(h)[c / 64] >> (c % 64) & 1, 0, "chunk %u is free again", c);
+    cr_assert_eq(chunk_taken(h, c), 0, "chunk %u is free again", c);
     kda_free(h, over);
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
@@ -110,51 +112,63 @@ Test(countedbump, large_blocks)
     kda_host_pool_destroy(&pool);
 }
 
-/* A chunk emptied before it closes comes straight back to its slot: the
- * slot's value changes all the same, so that threads waiting for a new
- * chunk see it (they waited forever on the GPU before). */
-Test(countedbump, same_chunk_back_changes_the_slot)
+/* Slots take chunks from the bottom of the pool, runs come from the top,
+ * so that slots do not cut up the space that runs need.  A run that no
+ * bitmap word holds (it crosses a word's edge) is found too. */
+Test(countedbump, slots_low_runs_high)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 128u << 20, 8, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    cr_assert_eq(h->cells, 128, "1 MiB chunks, two bitmap words");
+    uint64_t C = h->cell_bytes;
+    kda_host_set_sm(5);
+    unsigned char *small = kda_malloc(h, 100);
+    kda_host_set_sm(0);
+    cr_assert_eq((small - h->base) / C, 5, "slot 5 starts with chunk 5 (slots hold chunks 0-7)");
+    unsigned char *a = kda_malloc(h, 3 * C), *d = kda_malloc(h, 50 * C), *e = kda_malloc(h, 30 * C);
+    unsigned char *f = kda_malloc(h, 20 * C);
+    cr_assert_eq((a - h->base) / C, 125, "3 chunks at the top");
+    cr_assert_eq((d - h->base) / C, 75, "50 below them");
+    cr_assert_eq((e - h->base) / C, 34, "30 at the top of the lower word (11 are left in the upper)");
+    cr_assert_eq((f - h->base) / C, 14, "20 below those");
+    kda_free(h, e); /* free: chunks 8-13 and 34-74; no word holds 40 in a row */
+    unsigned char *g = kda_malloc(h, 40 * C);
+    cr_assert_not_null(g, "40 chunks across the words' edge");
+    cr_assert_eq((g - h->base) / C, 35, "the top 40 of chunks 34-74");
+    fill(g, 40 * C, 7);
+    cr_assert(intact(g, 40 * C, 7));
+    kda_free(h, g);
+    kda_free(h, f);
+    kda_free(h, d);
+    kda_free(h, a);
+    kda_free(h, small);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
+/* A pool that ran out fails every request, however many, without the
+ * slot's count of failed adds growing into its chunk field; once the
+ * blocks are freed, as many requests succeed again, in fresh chunks. */
+Test(countedbump, exhausted_slot_recovers)
 {
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
     uint64_t quarter = h->cell_bytes / 4;
-    for (int i = 0; i < 4; i++) kda_free(h, kda_malloc(h, quarter)); /* fills the chunk, all freed */
-    uint64_t before = *cb_slot(h, 0);
-    void *p = kda_malloc(h, quarter); /* closes it, recycles it, gets it back */
-    uint64_t after = *cb_slot(h, 0);
-    cr_assert_eq(cb_slot_chunk(after), cb_slot_chunk(before), "the same chunk again");
-    cr_assert_neq(after, before, "but another slot value");
-    cr_assert_eq((unsigned char *)p - h->base, (int64_t)(cb_slot_chunk(after) - 1) * h->cell_bytes);
-    kda_free(h, p);
-    expect_all_free(&pool);
-    kda_host_pool_destroy(&pool);
-}
-
-/* The closer refills the slot that owns the chunk, not its own: a thread of
- * SM 1 that read slot 0's chunk long ago (it served SM 0's slot by then)
- * and crosses its end must give slot 0 a new chunk, or SM 0's threads wait
- * for a change that never comes (they did on the GPU). */
-Test(countedbump, the_closer_refills_the_owner)
-{
-    kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 64u << 20, 2, err, sizeof err), 0, "%s", err);
-    kda_heap *h = &pool.heap;
-    kda_host_set_sm(0);
-    void *a = kda_malloc(h, 64);
-    uint64_t slot0 = *cb_slot(h, 0);
-    uint32_t c = cb_slot_chunk(slot0) - 1;
-    cr_assert_eq(*cb_owner(h, c), 0);
-    /* SM 1's stale request: it fills the chunk to its end, then crosses it */
-    uint64_t fill = h->cell_bytes - 64, old = kda_add64(cb_word(h, c), fill << CB_COUNT_BITS | 1);
-    cr_assert_eq(old >> CB_COUNT_BITS, 64, "after the 64-byte block");
-    old = kda_add64(cb_word(h, c), (uint64_t)64 << CB_COUNT_BITS | 1);
-    cr_assert(cb_close(h, c, old & (((uint64_t)1 << CB_COUNT_BITS) - 1)));
-    cr_assert_neq(*cb_slot(h, 0), slot0, "slot 0 got a new chunk");
-    kda_free(h, a);
-    kda_free(h, h->base + (uint64_t)c * h->cell_bytes + 64); /* the stale thread's block */
-    cr_assert_eq(cb_bits(h)[c / 64] >> (c % 64) & 1, 0, "the closed chunk is free again");
-    kda_host_set_sm(0);
+    enum { N = 64 };
+    static void *b[N];
+    uint32_t got = 0;
+    while (got < N && (b[got] = kda_malloc(h, quarter)) != NULL) fill(b[got], quarter, got), got++;
+    cr_assert_eq(got, 4 * h->cells, "every chunk handed out in quarters");
+    for (int i = 0; i < 100000; i++) cr_assert_null(kda_malloc(h, quarter)); /* 6.5 GB of failed adds */
+    cr_assert_eq(*cb_slot(h, 0), 0, "the slot has no chunk and counts nothing");
+    for (uint32_t i = 0; i < got; i++) {
+        cr_assert(intact(b[i], quarter, i), "block %u overwritten", i);
+        kda_free(h, b[i]);
+    }
+    for (uint32_t i = 0; i < got; i++) cr_assert_not_null(b[i] = kda_malloc(h, quarter), "request %u again", i);
+    for (uint32_t i = 0; i < got; i++) kda_free(h, b[i]);
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }

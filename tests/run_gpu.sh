@@ -2,7 +2,7 @@
 # Runs what needs a GPU, on a machine that has one: builds every allocator
 # variant, runs the whole test suite (the GPU tests included), then
 # compute-sanitizer memcheck and racecheck over the allocators' GPU stress
-# test and over GPU builds with every allocator.
+# test, the survey's tests and GPU builds with every allocator.
 #
 #   tests/run_gpu.sh [BUILD_DIR]          (default build-gpu)
 # Environment: SCENES  folder of the shared scenes, if not ../shared/scenes
@@ -42,6 +42,12 @@ for a in $allocators; do
   if "$build/kdalloc-$a" --version | grep -q "k-d tree builds: yes"; then
     sanitize memcheck "$logs/memcheck_build_$a.log" "$build/kdalloc-$a" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"
   fi
+done
+# the survey's tests (bench/survey.cu): live blocks, mixed sizes, exhaustion
+for a in $allocators; do
+  sanitize memcheck "$logs/memcheck_survey_$a.log" sh -c "
+    for t in live-warp live-thread mixed; do $build/kdalloc-allocbench-$a --test \$t --requesters 2000 --size 256 || exit 1; done
+    $build/kdalloc-allocbench-$a --test exhaustion --size 1024 --pool-bytes 268435456"
 done
 sanitize racecheck "$logs/racecheck_build.log" "$build/kdalloc-cmalloc" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"
 for a in cfmmalloc scatteralloc halloc fdgmalloc countedbump; do
