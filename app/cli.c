@@ -42,7 +42,17 @@ int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_
     fprintf(stderr, "scene: %s: %u triangles, %u vertices", label, s->n_triangles, s->n_vertices);
     if (s->n_degenerate) fprintf(stderr, ", %u degenerate (zero-area) triangles kept", s->n_degenerate);
     fprintf(stderr, " (%.0f ms)\n", ms);
+    if (scene_normalize(s))
+        fprintf(stderr, "scene: coordinates scaled by 2^%d (exact), as their magnitude is outside [%g, %g] "
+                        "where no float product overflows or underflows; cameras are in the file's units\n",
+                s->scale_log2, SCENE_RANGE_MIN, SCENE_RANGE_MAX);
     return 0;
+}
+
+void cli_json_number(double x)
+{
+    if (isfinite(x)) printf("%.6f", x);
+    else printf("null");
 }
 
 int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)

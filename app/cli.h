@@ -16,9 +16,14 @@ typedef struct scene_source {
 } scene_source;
 
 /* Loads or generates the scene and prints one line saying what was loaded
- * (to stderr, so that --json output stays clean).  Returns 0 or -1 after
+ * (to stderr, so that --json output stays clean); a scene at the numeric
+ * extremes is scaled by scene_normalize, saying so.  Returns 0 or -1 after
  * printing the error. */
 int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_len);
+
+/* Prints x as a JSON number on stdout, or null when it is not finite (JSON
+ * has no NaN or infinity). */
+void cli_json_number(double x);
 
 /* Strict number parsing for option values; they print the error. */
 int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out);

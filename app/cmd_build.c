@@ -19,10 +19,11 @@ static void build_usage(FILE *f)
                "  -h, --help          this help\n");
 }
 
-static void print_table(const char *label, const tree_result *r)
+static void print_table(const char *label, int scale_log2, const tree_result *r)
 {
     const kdtree_stats *st = &r->stats;
     printf("%-22s %s\n", "scene", label);
+    if (scale_log2) printf("%-22s 2^%d (coordinates scaled on load)\n", "scale", scale_log2);
     printf("%-22s %u\n", "triangles", st->n_triangles);
     printf("%-22s %s\n", "builder", r->builder);
     printf("%-22s %u\n", "nodes", st->n_nodes);
@@ -35,7 +36,7 @@ static void print_table(const char *label, const tree_result *r)
     printf("%-22s %.3f ms\n", "build time", st->build_ms);
 }
 
-static void print_json(const char *label, const tree_result *r)
+static void print_json(const char *label, int scale_log2, const tree_result *r)
 {
     const kdtree_stats *st = &r->stats;
     printf("{");
@@ -44,11 +45,15 @@ static void print_json(const char *label, const tree_result *r)
         if (*p == '"' || *p == '\\') putchar('\\');
         if ((unsigned char)*p >= 0x20) putchar(*p);
     }
-    printf("\", \"builder\": \"%s\", \"n_tris\": %u, \"nodes\": %u, \"leaves\": %u, \"empty_leaves\": %u, "
-           "\"max_depth\": %u, \"depth_limit\": %u, \"n_refs\": %llu, \"refs_per_tri\": %.6f, "
-           "\"sah_cost\": %.6f, \"build_ms\": %.6f",
-           r->builder, st->n_triangles, st->n_nodes, st->n_leaves, st->n_empty_leaves, st->max_depth,
-           st->depth_limit, (unsigned long long)st->n_refs, st->refs_per_triangle, st->sah_cost, st->build_ms);
+    printf("\", \"scale_log2\": %d, \"builder\": \"%s\", \"n_tris\": %u, \"nodes\": %u, \"leaves\": %u, "
+           "\"empty_leaves\": %u, \"max_depth\": %u, \"depth_limit\": %u, \"n_refs\": %llu, \"refs_per_tri\": ",
+           scale_log2, r->builder, st->n_triangles, st->n_nodes, st->n_leaves, st->n_empty_leaves, st->max_depth,
+           st->depth_limit, (unsigned long long)st->n_refs);
+    cli_json_number(st->refs_per_triangle);
+    printf(", \"sah_cost\": ");
+    cli_json_number(st->sah_cost);
+    printf(", \"build_ms\": ");
+    cli_json_number(st->build_ms);
     tree_result_print_gpu_json(r);
     printf("}\n");
 }
@@ -89,8 +94,8 @@ int cmd_build(int argc, char **argv)
     int rc = tree_build(&ts, &s, &r);
     if (rc == 0 && check) rc = tree_result_check(&r, &s);
     if (rc == 0) {
-        if (json) print_json(label, &r);
-        else print_table(label, &r);
+        if (json) print_json(label, s.scale_log2, &r);
+        else print_table(label, s.scale_log2, &r);
         if (profile) tree_result_print_profile(&r);
     }
     tree_result_free(&r);

@@ -3,6 +3,7 @@
  * against brute force. */
 #include <ctype.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,16 +23,21 @@ static void render_usage(FILE *f)
                "  -o, --output PNG    image to write (required)\n"
                "  --width W           image width in pixels (default 1280)\n"
                "  --height H          image height in pixels (default 720)\n"
-               "  --eye X,Y,Z         camera position (default: framed on the scene)\n"
-               "  --target X,Y,Z      point looked at (default: the scene's centre)\n"
+               "  --eye X,Y,Z         camera position\n"
+               "  --target X,Y,Z      point looked at\n"
                "  --up X,Y,Z          up direction (default 0,1,0)\n"
+               "                      Without these the default view is chosen (outside, or\n"
+               "                      inside a closed scene); with some, the scene is framed\n"
+               "                      from +z for the rest.  The camera used is printed.\n"
                "  --fov DEG           vertical field of view (default 50)\n"
                "  --shade MODE        diffuse (default), steps (heat map of nodes visited\n"
                "                      per ray) or tests (heat map of triangle tests per ray)\n"
                "  --shadows           add shadow rays toward a light above the scene\n"
                "  --validate [N]      compare N camera rays (all pixels if N is omitted)\n"
                "                      with brute force; exit 3 on any mismatch\n"
-               "  --frames K          GPU: time K frames after a warm-up (default 5)\n");
+               "  --frames K          GPU: time K frames after a warm-up (default 5)\n"
+               "  --json              print the results as one JSON object on stdout\n"
+               "                      (the other lines go to stderr)\n");
     tree_source_usage(f);
     fprintf(f, "  -h, --help          this help\n");
 }
@@ -39,7 +45,8 @@ static void render_usage(FILE *f)
 typedef struct render_request {
     render_options opt;
     const char *output;
-    int eye_set, target_set;
+    int eye_set, target_set, up_set;
+    int json;
     int validate;
     uint64_t validate_rays;
     uint32_t frames;
@@ -67,8 +74,9 @@ static int is_number(const char *s)
 
 static int parse_render_args(int argc, char **argv, render_request *rq, tree_source *ts)
 {
-    enum { OPT_W = 400, OPT_H, OPT_EYE, OPT_TARGET, OPT_UP, OPT_FOV, OPT_SHADE, OPT_SHADOWS, OPT_VALIDATE, OPT_FRAMES };
-    struct option opts[TREE_SOURCE_MAX_OPTIONS + 13];
+    enum { OPT_W = 400, OPT_H, OPT_EYE, OPT_TARGET, OPT_UP, OPT_FOV, OPT_SHADE, OPT_SHADOWS, OPT_VALIDATE, OPT_FRAMES,
+           OPT_JSON };
+    struct option opts[TREE_SOURCE_MAX_OPTIONS + 14];
     int n = tree_source_options(opts);
     opts[n++] = (struct option){"output", required_argument, 0, 'o'};
     opts[n++] = (struct option){"width", required_argument, 0, OPT_W};
@@ -81,6 +89,7 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
     opts[n++] = (struct option){"shadows", no_argument, 0, OPT_SHADOWS};
     opts[n++] = (struct option){"validate", optional_argument, 0, OPT_VALIDATE};
     opts[n++] = (struct option){"frames", required_argument, 0, OPT_FRAMES};
+    opts[n++] = (struct option){"json", no_argument, 0, OPT_JSON};
     opts[n++] = (struct option){"help", no_argument, 0, 'h'};
     opts[n] = (struct option){0, 0, 0, 0};
 
@@ -108,6 +117,7 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
             break;
         case OPT_UP:
             if (cli_parse_vec3("--up", optarg, cam->up)) return -1;
+            rq->up_set = 1;
             break;
         case OPT_FOV:
             if (cli_parse_float("--fov", optarg, &cam->fov_deg)) return -1;
@@ -116,6 +126,7 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
             if (parse_shade(optarg, &rq->opt.mode)) return -1;
             break;
         case OPT_SHADOWS: rq->opt.shadows = 1; break;
+        case OPT_JSON: rq->json = 1; break;
         case OPT_VALIDATE:
             rq->validate = 1;
             /* --validate N as well as --validate=N */
@@ -138,20 +149,56 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
     return 0;
 }
 
-/* Fills in what the user left out: framing, target, up. */
+/* Takes the user's points into the scene's (possibly scaled) units and
+ * frames the scene from +z for what the user left out. */
 static void complete_camera(render_request *rq, const scene *s)
 {
-    camera framed = rq->opt.cam;
-    camera_frame(s->lo, s->hi, &framed);
     camera *cam = &rq->opt.cam;
+    for (int a = 0; a < 3; a++) {
+        cam->eye[a] = ldexpf(cam->eye[a], s->scale_log2);
+        cam->target[a] = ldexpf(cam->target[a], s->scale_log2);
+    }
+    camera framed = *cam;
+    camera_frame(s->lo, s->hi, &framed);
     if (!rq->eye_set) memcpy(cam->eye, framed.eye, sizeof cam->eye);
     if (!rq->target_set) memcpy(cam->target, framed.target, sizeof cam->target);
 }
 
-static int report_validation(const validation *v)
+/* The camera in the file's units, as options that repeat it. */
+static void print_camera(FILE *f, const camera *c, int scale_log2, const char *view)
 {
-    printf("validation: %llu rays, %llu hits, %llu mismatches against brute force\n",
-           (unsigned long long)v->rays, (unsigned long long)v->hits, (unsigned long long)v->mismatches);
+    fprintf(f, "camera: --eye %.9g,%.9g,%.9g --target %.9g,%.9g,%.9g --up %.9g,%.9g,%.9g --fov %.9g "
+               "--width %u --height %u (%s)\n",
+            ldexpf(c->eye[0], -scale_log2), ldexpf(c->eye[1], -scale_log2), ldexpf(c->eye[2], -scale_log2),
+            ldexpf(c->target[0], -scale_log2), ldexpf(c->target[1], -scale_log2),
+            ldexpf(c->target[2], -scale_log2), c->up[0], c->up[1], c->up[2], c->fov_deg, c->width, c->height,
+            view);
+}
+
+static void json_vec3(const char *key, const float v[3], int scale_log2)
+{
+    printf("\"%s\": [", key);
+    for (int a = 0; a < 3; a++) {
+        if (a) printf(", ");
+        cli_json_number(ldexpf(v[a], -scale_log2));
+    }
+    printf("]");
+}
+
+static void json_string(const char *key, const char *text)
+{
+    printf("\"%s\": \"", key);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"' || *p == '\\') putchar('\\');
+        if ((unsigned char)*p >= 0x20) putchar(*p);
+    }
+    printf("\"");
+}
+
+static int report_validation(FILE *info, const validation *v)
+{
+    fprintf(info, "validation: %llu rays, %llu hits, %llu mismatches against brute force\n",
+            (unsigned long long)v->rays, (unsigned long long)v->hits, (unsigned long long)v->mismatches);
     if (v->mismatches) {
         cli_error("validation failed: %s", v->first);
         return 3;
@@ -159,8 +206,14 @@ static int report_validation(const validation *v)
     return 0;
 }
 
+/* How long one frame took, and the ray rate (0 when too fast to time). */
+typedef struct frame_timing {
+    double ms, mrays_per_s;
+} frame_timing;
+
 /* Renders with the device the tree was built on; prints the timing line. */
-static int render_image(const render_request *rq, const tree_result *r, const scene *s, image *img)
+static int render_image(FILE *info, const render_request *rq, const tree_result *r, const scene *s, image *img,
+                        frame_timing *ft)
 {
     char err[CLI_ERR];
     double rays_per_frame = (double)rq->opt.cam.width * rq->opt.cam.height * (rq->opt.shadows ? 2.0 : 1.0);
@@ -171,18 +224,20 @@ static int render_image(const render_request *rq, const tree_result *r, const sc
             cli_error("%s", err);
             return -1;
         }
-        printf("render: %ux%u on the GPU, median of %u frames %.3f ms (min %.3f, max %.3f): %.0f Mrays/s\n",
-               img->width, img->height, st.frames, st.ms_median, st.ms_min, st.ms_max, st.mrays_per_s);
+        ft->ms = st.ms_median;
+        ft->mrays_per_s = st.ms_median > 0.0 ? rays_per_frame / (st.ms_median * 1e3) : 0.0;
+        fprintf(info, "render: %ux%u on the GPU, median of %u frames %.3f ms (min %.3f, max %.3f): %.0f Mrays/s\n",
+                img->width, img->height, st.frames, st.ms_median, st.ms_min, st.ms_max, ft->mrays_per_s);
         return 0;
     }
 #endif
-    double ms = 0.0;
-    if (render_cpu(&r->host, s, &rq->opt, img, &ms, err, sizeof err)) {
+    if (render_cpu(&r->host, s, &rq->opt, img, &ft->ms, err, sizeof err)) {
         cli_error("%s", err);
         return -1;
     }
-    printf("render: %ux%u on the CPU in %.1f ms: %.2f Mrays/s\n", img->width, img->height, ms,
-           rays_per_frame / (ms * 1e3));
+    ft->mrays_per_s = ft->ms > 0.0 ? rays_per_frame / (ft->ms * 1e3) : 0.0;
+    fprintf(info, "render: %ux%u on the CPU in %.1f ms: %.2f Mrays/s\n", img->width, img->height, ft->ms,
+            ft->mrays_per_s);
     return 0;
 }
 
@@ -200,6 +255,42 @@ static int validate(const render_request *rq, const tree_result *r, const scene 
     return rc;
 }
 
+static void print_json(const render_request *rq, const char *label, const scene *s, const tree_result *r,
+                       const char *view, const frame_timing *ft, const validation *v)
+{
+    const camera *c = &rq->opt.cam;
+    printf("{");
+    json_string("scene", label);
+    printf(", \"scale_log2\": %d, ", s->scale_log2);
+    json_string("builder", r->builder);
+    printf(", \"nodes\": %u, \"refs_per_tri\": ", r->stats.n_nodes);
+    cli_json_number(r->stats.refs_per_triangle);
+    printf(", \"sah_cost\": ");
+    cli_json_number(r->stats.sah_cost);
+    printf(", \"build_ms\": ");
+    cli_json_number(r->stats.build_ms);
+    printf(", \"camera\": {");
+    json_vec3("eye", c->eye, s->scale_log2);
+    printf(", ");
+    json_vec3("target", c->target, s->scale_log2);
+    printf(", ");
+    json_vec3("up", c->up, 0);
+    printf(", \"fov\": ");
+    cli_json_number(c->fov_deg);
+    printf(", \"width\": %u, \"height\": %u, ", c->width, c->height);
+    json_string("view", view);
+    printf("}, \"render_ms\": ");
+    cli_json_number(ft->ms);
+    printf(", \"mrays_per_s\": ");
+    cli_json_number(ft->mrays_per_s);
+    printf(", ");
+    json_string("output", rq->output);
+    if (v)
+        printf(", \"validation\": {\"rays\": %llu, \"hits\": %llu, \"mismatches\": %llu}",
+               (unsigned long long)v->rays, (unsigned long long)v->hits, (unsigned long long)v->mismatches);
+    printf("}\n");
+}
+
 int cmd_render(int argc, char **argv)
 {
     render_request rq = {0};
@@ -208,6 +299,7 @@ int cmd_render(int argc, char **argv)
     tree_source ts;
     tree_source_init(&ts);
     if (parse_render_args(argc, argv, &rq, &ts)) return 2;
+    FILE *info = rq.json ? stderr : stdout; /* with --json, stdout holds the JSON only */
 
     scene s;
     char label[256], err[CLI_ERR];
@@ -221,23 +313,26 @@ int cmd_render(int argc, char **argv)
     tree_result r;
     int rc = tree_build(&ts, &s, &r) ? 1 : 0;
     image img = {0};
+    frame_timing ft = {0, 0};
+    const char *view = rq.eye_set && rq.target_set ? "given" : "outside from +z";
     if (rc == 0) {
-        printf("tree: %u nodes, %.2f references per triangle, built in %.3f ms\n", r.stats.n_nodes,
-               r.stats.refs_per_triangle, r.stats.build_ms);
-        rc = render_image(&rq, &r, &s, &img) ? 1 : 0;
+        fprintf(info, "tree: %u nodes, %.2f references per triangle, built in %.3f ms\n", r.stats.n_nodes,
+                r.stats.refs_per_triangle, r.stats.build_ms);
+        if (!rq.eye_set && !rq.target_set && !rq.up_set) view = camera_choose_view(&r.host, &s, &rq.opt.cam);
+        print_camera(info, &rq.opt.cam, s.scale_log2, view);
+        rc = render_image(info, &rq, &r, &s, &img, &ft) ? 1 : 0;
     }
     if (rc == 0) {
         if (image_write_png(&img, rq.output, err, sizeof err)) {
             cli_error("%s", err);
             rc = 1;
         } else {
-            printf("wrote %s\n", rq.output);
+            fprintf(info, "wrote %s\n", rq.output);
         }
     }
-    if (rc == 0 && rq.validate) {
-        validation v;
-        rc = validate(&rq, &r, &s, &v) ? 1 : report_validation(&v);
-    }
+    validation v;
+    if (rc == 0 && rq.validate) rc = validate(&rq, &r, &s, &v) ? 1 : report_validation(info, &v);
+    if (rq.json && (rc == 0 || rc == 3)) print_json(&rq, label, &s, &r, view, &ft, rq.validate ? &v : NULL);
     image_free(&img);
     tree_result_free(&r);
     scene_free(&s);

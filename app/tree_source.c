@@ -200,12 +200,18 @@ void tree_result_print_gpu_json(const tree_result *r)
 #if KDA_HAVE_CUDA
     if (!r->on_gpu) return;
     const gpu_build_stats *g = &r->gpu_stats;
-    printf(", \"gpu\": \"%s\", \"allocator\": \"%s\", \"registers\": %d, \"n_alloc\": %llu, "
-           "\"alloc_mean\": %.3f, \"alloc_sigma\": %.3f, \"peak_pool_bytes\": %llu, \"pool_bytes\": %llu, "
-           "\"pool_factor\": %.3f, \"builds_timed\": %u, \"build_ms_min\": %.6f, \"build_ms_max\": %.6f",
-           r->device, g->allocator, g->registers, (unsigned long long)g->n_alloc, g->alloc_mean, g->alloc_sigma,
-           (unsigned long long)g->peak_pool_bytes, (unsigned long long)g->pool_bytes, g->pool_factor,
-           g->builds_timed, g->ms_min, g->ms_max);
+    printf(", \"gpu\": \"%s\", \"allocator\": \"%s\", \"registers\": %d, \"n_alloc\": %llu, \"alloc_mean\": ",
+           r->device, g->allocator, g->registers, (unsigned long long)g->n_alloc);
+    cli_json_number(g->alloc_mean);
+    printf(", \"alloc_sigma\": ");
+    cli_json_number(g->alloc_sigma);
+    printf(", \"peak_pool_bytes\": %llu, \"pool_bytes\": %llu, \"pool_factor\": ",
+           (unsigned long long)g->peak_pool_bytes, (unsigned long long)g->pool_bytes);
+    cli_json_number(g->pool_factor);
+    printf(", \"builds_timed\": %u, \"build_ms_min\": ", g->builds_timed);
+    cli_json_number(g->ms_min);
+    printf(", \"build_ms_max\": ");
+    cli_json_number(g->ms_max);
 #else
     (void)r;
 #endif

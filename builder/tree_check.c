@@ -29,10 +29,13 @@ static void child_boxes(const walk_item *it, kdtree_node n, walk_item *left, wal
     right->lo[a] = n.split;
 }
 
-static float box_area(const walk_item *it)
+/* In double: the statistic stays finite for any float box (a box of
+ * extent 1e30 has an area of 6e60, beyond float). */
+static double box_area(const walk_item *it)
 {
-    float d[3] = {it->hi[0] - it->lo[0], it->hi[1] - it->lo[1], it->hi[2] - it->lo[2]};
-    return kdtree_box_area(d);
+    double d[3];
+    for (int a = 0; a < 3; a++) d[a] = (double)it->hi[a] - (double)it->lo[a];
+    return 2.0 * (d[0] * d[1] + d[1] * d[2] + d[2] * d[0]);
 }
 
 static walk_item root_item(const kdtree *t)

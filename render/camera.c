@@ -10,6 +10,13 @@
 
 void camera_frame(const float lo[3], const float hi[3], camera *c)
 {
+    /* From +z, raised by about 20 degrees. */
+    const double dir[3] = {0.0, sin(20.0 * PI_D / 180.0), cos(20.0 * PI_D / 180.0)};
+    camera_frame_from(lo, hi, dir, c);
+}
+
+void camera_frame_from(const float lo[3], const float hi[3], const double dir[3], camera *c)
+{
     double center[3], radius = 0.0;
     for (int a = 0; a < 3; a++) {
         center[a] = 0.5 * ((double)lo[a] + (double)hi[a]);
@@ -24,8 +31,6 @@ void camera_frame(const float lo[3], const float hi[3], camera *c)
     double half = tan(0.5 * fov * PI_D / 180.0);
     if (aspect < 1.0) half *= aspect;
     double dist = 1.05 * radius / sin(atan(half));
-    /* From +z, raised by about 20 degrees. */
-    double dir[3] = {0.0, sin(20.0 * PI_D / 180.0), cos(20.0 * PI_D / 180.0)};
     for (int a = 0; a < 3; a++) {
         c->target[a] = (float)center[a];
         c->eye[a] = (float)(center[a] + dist * dir[a]);

@@ -28,6 +28,28 @@ typedef struct camera {
  * slightly above; keeps fov, width and height. */
 void camera_frame(const float lo[3], const float hi[3], camera *c);
 
+/* The same from the unit direction `dir` (from the box's centre to the eye). */
+void camera_frame_from(const float lo[3], const float hi[3], const double dir[3], camera *c);
+
+/* What a camera sees, from a grid of VIEW_SAMPLE_W x VIEW_SAMPLE_H rays
+ * traced through the tree (default-view choice, and its tests). */
+#define VIEW_SAMPLE_W 64
+#define VIEW_SAMPLE_H 36
+typedef struct view_score {
+    uint32_t rays, hits;
+    uint32_t on_shell;  /* hits on the faces of the scene's bounding box */
+    uint32_t structure; /* distinct triangles hit off those faces */
+} view_score;
+
+void camera_view_score(const kdtree *t, const scene *s, const camera *c, view_score *out);
+
+/* Chooses the default camera (docs/builder.md, "Default view"): the
+ * framed outside view, unless that shows mostly the scene's bounding box
+ * (a closed shell such as a room), in which case the candidate, outside or
+ * inside, that sees the most structure.  Keeps fov, width and height; sets
+ * eye, target and up.  Returns the chosen view's name. */
+const char *camera_choose_view(const kdtree *t, const scene *s, camera *c);
+
 /* Rejects NaN/Inf values, eye == target, up parallel to the view direction,
  * fov outside (0, 180), and sizes of zero or above the limits. */
 int camera_check(const camera *c, char *err, size_t errlen);

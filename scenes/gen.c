@@ -27,6 +27,7 @@
  *          plane z = 0: a degenerate extent for split planes.
  * stacked  n copies (default 1,000) of one triangle over 3 shared vertices:
  *          no split can separate them.
+ * huge, wide, tilted, coincident: the numeric extremes, in gen_extreme.c.
  *
  * Determinism: same name and size give the same bytes on every machine.
  * Randomness is splitmix64 with fixed seeds; angles go through
@@ -36,6 +37,7 @@
  * multiply-add changes a rounding on machines that have one.
  */
 #include "scene.h"
+#include "gen_parts.h"
 
 #include <assert.h>
 #include <math.h>
@@ -46,35 +48,11 @@
 
 #define MAX_SEGMENTS 1024   /* around a lathe's axis */
 #define MAX_PROFILE 1024    /* points of a lathe's profile */
-#define LIMIT_TRIANGLES 50000000 /* the most any scalable scene may hold */
+
 
 /* ------------------------------------------------------------------------
  * Deterministic numbers
  * ---------------------------------------------------------------------- */
-
-typedef struct rng {
-    uint64_t state;
-} rng;
-
-/* splitmix64 */
-static uint64_t rng_next(rng *g)
-{
-    uint64_t z = (g->state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1) with 53 random bits. */
-static double rng_unit(rng *g)
-{
-    return (double)(rng_next(g) >> 11) * 0x1p-53;
-}
-
-static double rng_range(rng *g, double lo, double hi)
-{
-    return lo + (hi - lo) * rng_unit(g);
-}
 
 /* Roughly bell-shaped in [-1.5, 1.5]: a sum of three uniforms.  (Draws
  * are sequenced one statement each throughout: the order in which the
@@ -86,15 +64,6 @@ static double rng_bell(rng *g)
     sum += rng_unit(g);
     sum += rng_unit(g);
     return sum - 1.5;
-}
-
-/* lo * 2^u for u uniform in [0, octaves), with 2^frac replaced by the exact
- * 1 + frac: piecewise log-uniform, free of libm's exp. */
-static double rng_octaves(rng *g, double lo, double octaves)
-{
-    double u = rng_range(g, 0.0, octaves);
-    int whole = (int)u;
-    return lo * ldexp(1.0 + (u - whole), whole);
 }
 
 /* cos and sin of `turns` full turns.  The argument is reduced exactly to
@@ -117,66 +86,6 @@ static void turn_cos_sin(double turns, double *c, double *s)
     case 2: *c = -cs; *s = -sn; break;
     default: *c = sn; *s = -cs; break;
     }
-}
-
-/* ------------------------------------------------------------------------
- * Growing indexed mesh
- * ---------------------------------------------------------------------- */
-
-typedef struct mesh {
-    float *positions;
-    uint32_t *triangles;
-    size_t n_vertices, n_triangles;
-    size_t vertex_capacity, triangle_capacity;
-    bool out_of_memory;
-} mesh;
-
-/* Grows `*items`, 3 values of `value_size` bytes per item, to hold
- * `needed` items: at least doubling, or exactly `needed` when that is more
- * (so that one reservation up front allocates the exact size). */
-static bool grow_array(void **items, size_t *capacity, size_t needed, size_t value_size)
-{
-    if (needed <= *capacity)
-        return true;
-    size_t wanted = *capacity * 2 > needed ? *capacity * 2 : needed;
-    void *grown = realloc(*items, wanted * 3 * value_size);
-    if (!grown)
-        return false;
-    *items = grown;
-    *capacity = wanted;
-    return true;
-}
-
-/* Makes room for `vertices` more vertices and `triangles` more triangles;
- * false (and the mesh marked failed) when memory runs out. */
-static bool mesh_reserve(mesh *m, size_t vertices, size_t triangles)
-{
-    if (m->out_of_memory)
-        return false;
-    if (!grow_array((void **)&m->positions, &m->vertex_capacity,
-                    m->n_vertices + vertices, sizeof(float)) ||
-        !grow_array((void **)&m->triangles, &m->triangle_capacity,
-                    m->n_triangles + triangles, sizeof(uint32_t)))
-        m->out_of_memory = true;
-    return !m->out_of_memory;
-}
-
-static uint32_t mesh_vertex(mesh *m, const double p[3])
-{
-    assert(m->n_vertices < m->vertex_capacity);
-    float *out = m->positions + 3 * m->n_vertices;
-    for (int a = 0; a < 3; a++)
-        out[a] = (float)p[a];
-    return (uint32_t)m->n_vertices++;
-}
-
-static void mesh_triangle(mesh *m, uint32_t a, uint32_t b, uint32_t c)
-{
-    assert(m->n_triangles < m->triangle_capacity);
-    uint32_t *out = m->triangles + 3 * m->n_triangles++;
-    out[0] = a;
-    out[1] = b;
-    out[2] = c;
 }
 
 /* ------------------------------------------------------------------------
@@ -1169,7 +1078,7 @@ static void build_stacked(mesh *m, uint64_t n)
  * Registry
  * ---------------------------------------------------------------------- */
 
-enum { GEN_ATRIUM, GEN_SPHERES, GEN_FLAT, GEN_STACKED, GEN_COUNT };
+enum { GEN_ATRIUM, GEN_SPHERES, GEN_FLAT, GEN_STACKED, GEN_HUGE, GEN_WIDE, GEN_TILTED, GEN_COINCIDENT, GEN_COUNT };
 
 typedef struct generator {
     void (*build)(mesh *m, uint64_t n_triangles);
@@ -1182,6 +1091,10 @@ static const char *const GENERATOR_NAMES[GEN_COUNT + 1] = {
     [GEN_SPHERES] = "spheres",
     [GEN_FLAT] = "flat",
     [GEN_STACKED] = "stacked",
+    [GEN_HUGE] = "huge",
+    [GEN_WIDE] = "wide",
+    [GEN_TILTED] = "tilted",
+    [GEN_COINCIDENT] = "coincident",
     [GEN_COUNT] = NULL,
 };
 
@@ -1207,6 +1120,22 @@ static const generator GENERATORS[GEN_COUNT] = {
                      "n copies of one triangle sharing 3 vertices "
                      "(default 1000, 1.." STRINGIFY_VALUE(LIMIT_TRIANGLES) ")",
                      1000, 1, LIMIT_TRIANGLES},
+    [GEN_HUGE] = {build_huge,
+                  "coordinates up to 1e30: a ground quad and boxes of sizes 1e27..3e29, "
+                  "2 + 12 floor((n - 2) / 12) triangles (default 1202, 14.." STRINGIFY_VALUE(LIMIT_TRIANGLES) ")",
+                  1202, 14, LIMIT_TRIANGLES},
+    [GEN_WIDE] = {build_wide,
+                  "1e-6 next to 1e6: a ground quad and boxes whose sizes and distances span 1e-6..1e6, "
+                  "2 + 12 floor((n - 2) / 12) triangles (default 1202, 14.." STRINGIFY_VALUE(LIMIT_TRIANGLES) ")",
+                  1202, 14, LIMIT_TRIANGLES},
+    [GEN_TILTED] = {build_tilted,
+                    "grid of exactly n triangles in a plane tilted against every axis "
+                    "(default 10000, 1.." STRINGIFY_VALUE(LIMIT_TRIANGLES) ")",
+                    10000, 1, LIMIT_TRIANGLES},
+    [GEN_COINCIDENT] = {build_coincident,
+                        "n copies of one triangle (own vertices each) among 248 triangles of ground "
+                        "and boxes (default 10000, 1.." STRINGIFY_VALUE(LIMIT_TRIANGLES) ")",
+                        10000, 1, LIMIT_TRIANGLES},
 };
 
 static int find_generator(const char *name)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +15,17 @@ void scene_free(scene *s)
     memset(s, 0, sizeof *s);
 }
 
+/* In double, so that neither 1e30 (whose square overflows float) nor 1e-30
+ * (whose square underflows it) decides; a cross product of zero then means
+ * zero area. */
 static int triangle_is_degenerate(const float *a, const float *b, const float *c)
 {
-    float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    float e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    float n0 = e1[1] * e2[2] - e1[2] * e2[1];
-    float n1 = e1[2] * e2[0] - e1[0] * e2[2];
-    float n2 = e1[0] * e2[1] - e1[1] * e2[0];
-    return n0 == 0.0f && n1 == 0.0f && n2 == 0.0f;
+    double e1[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
+    double e2[3] = {(double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2]};
+    double n0 = e1[1] * e2[2] - e1[2] * e2[1];
+    double n1 = e1[2] * e2[0] - e1[0] * e2[2];
+    double n2 = e1[0] * e2[1] - e1[1] * e2[0];
+    return n0 == 0.0 && n1 == 0.0 && n2 == 0.0;
 }
 
 void scene_update_bounds(scene *s)
@@ -44,6 +48,22 @@ void scene_update_bounds(scene *s)
     }
     if (s->n_triangles == 0)
         for (int a = 0; a < 3; a++) s->lo[a] = s->hi[a] = 0.0f;
+}
+
+int scene_normalize(scene *s)
+{
+    float m = 0.0f;
+    for (int a = 0; a < 3; a++) {
+        m = fabsf(s->lo[a]) > m ? fabsf(s->lo[a]) : m;
+        m = fabsf(s->hi[a]) > m ? fabsf(s->hi[a]) : m;
+    }
+    if (m == 0.0f || (m >= SCENE_RANGE_MIN && m <= SCENE_RANGE_MAX)) return 0;
+    int e;
+    frexpf(m, &e); /* m = f 2^e, 0.5 <= f < 1: after scaling by 2^-e, m lies in [0.5, 1) */
+    for (size_t i = 0; i < 3 * (size_t)s->n_vertices; i++) s->positions[i] = ldexpf(s->positions[i], -e);
+    s->scale_log2 -= e;
+    scene_update_bounds(s);
+    return -e;
 }
 
 int scene_write_obj(const scene *s, const char *path, char *err, size_t errlen)

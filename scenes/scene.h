@@ -27,6 +27,7 @@ typedef struct scene {
     uint32_t n_triangles;
     uint32_t n_degenerate;  /* zero-area triangles (kept, counted) */
     float lo[3], hi[3];     /* bounds of the vertices used by triangles */
+    int scale_log2;         /* positions = the source's coordinates * 2^scale_log2 (scene_normalize) */
 } scene;
 
 /* Loads `path`: plain OBJ, or gzip-compressed OBJ when the name ends in ".gz"
@@ -58,6 +59,20 @@ const char *scene_generator_help(const char *name);
 
 /* Writes the scene as OBJ text (`v` and `f` lines). */
 int scene_write_obj(const scene *s, const char *path, char *err, size_t errlen);
+
+/* The range of largest coordinate magnitudes the builders and ray casters
+ * take as they are: within it no product of the ray/triangle test or the
+ * SAH over- or underflows float (1e30 squared is inf). */
+#define SCENE_RANGE_MAX 0x1p24f
+#define SCENE_RANGE_MIN 0x1p-24f
+
+/* Scales a scene whose largest coordinate magnitude lies outside
+ * [SCENE_RANGE_MIN, SCENE_RANGE_MAX] by a power of two, so that it lies in
+ * [0.5, 1).  Scaling by 2^k is exact (every coordinate keeps its digits,
+ * bar those of coordinates that become subnormal), so trees, hits and
+ * costs are those of the source scaled by 2^k.  Adds k to scale_log2 and
+ * returns it (0: the scene was left as it is). */
+int scene_normalize(scene *s);
 
 /* Recomputes bounds and the degenerate count from positions/triangles. */
 void scene_update_bounds(scene *s);

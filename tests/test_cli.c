@@ -416,3 +416,130 @@ Test(cli, gen_unknown_scene_lists_the_valid_ones)
     cr_expect_not(file_exists(TMP("nosuch.obj")), "gen nosuch wrote a file");
     run_result_free(&r);
 }
+
+/* ------------------------------------------------------------------------
+ * Numeric extremes and the printed camera (issue 16)
+ * ------------------------------------------------------------------------ */
+
+/* A minimal JSON checker: returns the end of one value, or NULL. */
+static const char *json_value(const char *p);
+
+static const char *json_space(const char *p)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+    return p;
+}
+
+static const char *json_string_end(const char *p)
+{
+    if (*p++ != '"') return NULL;
+    for (; *p && *p != '"'; p++)
+        if (*p == '\\' && !*++p) return NULL;
+    return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *json_value(const char *p)
+{
+    p = json_space(p);
+    if (*p == '"') return json_string_end(p);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p = json_space(p + 1);
+        if (*p == close) return p + 1;
+        for (;;) {
+            if (close == '}') {
+                p = json_string_end(json_space(p));
+                if (!p || *(p = json_space(p)) != ':') return NULL;
+                p++;
+            }
+            if (!(p = json_value(p))) return NULL;
+            p = json_space(p);
+            if (*p == close) return p + 1;
+            if (*p++ != ',') return NULL;
+        }
+    }
+    if (!strncmp(p, "null", 4) || !strncmp(p, "true", 4)) return p + 4;
+    if (!strncmp(p, "false", 5)) return p + 5;
+    /* A number starts with a digit or '-' and a digit: not "nan", "-inf"
+     * (which strtod would take). */
+    const char *digit = *p == '-' ? p + 1 : p;
+    if (*digit < '0' || *digit > '9') return NULL;
+    char *end;
+    strtod(p, &end);
+    return end;
+}
+
+/* stdout is exactly one JSON object and no number in it is NaN or infinite. */
+static void expect_json(const char *out, const char *what)
+{
+    const char *end = json_value(out);
+    cr_expect(end && *json_space(end) == '\0' && json_space(out)[0] == '{', "%s: not one JSON object:\n%s", what,
+              out);
+}
+
+Test(cli, extreme_scenes_give_valid_json)
+{
+    const char *scenes[] = {"huge", "wide", "tilted", "coincident"};
+    for (int i = 0; i < 4; i++) {
+        run_result r = KDALLOC("build", "--cpu", "--scene", scenes[i], "--json");
+        expect_status(&r, 0, scenes[i]);
+        expect_json(r.out, scenes[i]);
+        expect_contains(r.out, "\"sah_cost\": ", scenes[i]);
+        run_result_free(&r);
+        r = KDALLOC("render", "--cpu", "--scene", scenes[i], "--json", "-o", TMP("extreme.png"), "--width", "96",
+                    "--height", "54", "--validate", "500");
+        expect_status(&r, 0, scenes[i]);
+        expect_json(r.out, scenes[i]);
+        expect_contains(r.out, "\"mismatches\": 0}", scenes[i]);
+        expect_contains(r.out, "\"camera\": {\"eye\": [", scenes[i]);
+        run_result_free(&r);
+    }
+}
+
+Test(cli, huge_scene_is_scaled_and_says_so)
+{
+    run_result r = KDALLOC("build", "--cpu", "--scene", "huge", "--json");
+    expect_status(&r, 0, "build huge");
+    expect_contains(r.out, "\"scale_log2\": -100,", "build huge --json");
+    expect_contains(r.err, "scaled by 2^-100", "build huge");
+    run_result_free(&r);
+    /* Cameras are in the file's units: a camera at 3e30 looks at the scene. */
+    r = KDALLOC("render", "--cpu", "--scene", "huge", "-o", TMP("huge.png"), "--width", "64", "--height", "36",
+                "--eye", "0,1e30,3e30", "--target", "0,0,0", "--validate");
+    expect_status(&r, 0, "render huge");
+    expect_contains(r.out, "camera: --eye 0,1.00000002e+30,2.99999989e+30 --target 0,0,0 ", "render huge");
+    cr_expect(strstr(r.out, " 0 hits") == NULL, "render huge: no hits:\n%s", r.out);
+    run_result_free(&r);
+}
+
+Test(cli, printed_camera_repeats_the_image)
+{
+    run_result r = KDALLOC("render", "--cpu", "--scene", "coincident", "--triangles", "100", "-o", TMP("view1.png"),
+                           "--width", "120", "--height", "80");
+    expect_status(&r, 0, "render with the default view");
+    const char *line = strstr(r.out, "camera: ");
+    cr_assert_not_null(line, "no camera line in:\n%s", r.out);
+    /* "camera: --eye E --target T --up U --fov F --width W --height H (view)" */
+    char eye[64], target[64], up[64], fov[64], width[16], height[16];
+    cr_assert_eq(sscanf(line, "camera: --eye %63s --target %63s --up %63s --fov %63s --width %15s --height %15s", eye,
+                        target, up, fov, width, height),
+                 6, "camera line: %s", line);
+    run_result again = KDALLOC("render", "--cpu", "--scene", "coincident", "--triangles", "100", "-o",
+                               TMP("view2.png"), "--eye", eye, "--target", target, "--up", up, "--fov", fov,
+                               "--width", width, "--height", height);
+    expect_status(&again, 0, "render with the printed camera");
+    const char *line2 = strstr(again.out, "camera: ");
+    cr_assert_not_null(line2);
+    cr_expect_eq(strncmp(line, line2, (size_t)(strstr(line, " (") - line)), 0, "camera lines differ:\n%s\n%s", line,
+                 line2);
+    expect_contains(line2, "(given)", "render with the printed camera");
+    char *a = read_whole_file(TMP("view1.png")), *b = read_whole_file(TMP("view2.png"));
+    struct stat sa, sb;
+    cr_assert_eq(stat(TMP("view1.png"), &sa), 0);
+    cr_assert_eq(stat(TMP("view2.png"), &sb), 0);
+    cr_expect(sa.st_size == sb.st_size && memcmp(a, b, (size_t)sa.st_size) == 0, "the images differ");
+    free(a);
+    free(b);
+    run_result_free(&r);
+    run_result_free(&again);
+}

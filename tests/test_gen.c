@@ -114,7 +114,7 @@ Test(gen, unknown_name_lists_valid_ones)
     scene s;
     char err[256];
     cr_assert_eq(scene_generate("x", 0, &s, err, sizeof err), -1);
-    cr_assert_str_eq(err, "unknown scene 'x'; valid: atrium, spheres, flat, stacked");
+    cr_assert_str_eq(err, "unknown scene 'x'; valid: atrium, spheres, flat, stacked, huge, wide, tilted, coincident");
     expect_failure("Atrium", 0, "unknown scene 'Atrium'");
     expect_failure("", 0, "valid: atrium, spheres");
 }

@@ -49,22 +49,19 @@ static size_t differing_bytes(const image *a, const image *b)
 }
 
 /* The CPU tree rendered on both sides: the same bytes in every mode. */
-static void same_tree_same_image(const char *file)
+static void same_image(const scene *s, const char *file)
 {
-    require_gpu();
-    scene s;
-    load_shared(file, &s);
     kdtree t;
-    cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(kdtree_build_cpu(s, &t, NULL, err, sizeof err), 0, "%s", err);
     gpu_scene g;
     gpu_tree gt;
-    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpu_scene_upload(s, &g, err, sizeof err), 0, "%s", err);
     cr_assert_eq(gpu_tree_upload(&t, &gt, err, sizeof err), 0, "%s", err);
     for (int mode = SHADE_DIFFUSE; mode <= SHADE_TESTS; mode++) {
-        render_options o = options_for(&s, (shade_mode)mode, mode == SHADE_DIFFUSE);
+        render_options o = options_for(s, (shade_mode)mode, mode == SHADE_DIFFUSE);
         image cpu, gpu;
         gpu_render_stats st;
-        cr_assert_eq(render_cpu(&t, &s, &o, &cpu, NULL, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(render_cpu(&t, s, &o, &cpu, NULL, err, sizeof err), 0, "%s", err);
         cr_assert_eq(render_gpu(&gt, &g, &o, 2, &gpu, &st, err, sizeof err), 0, "%s", err);
         cr_assert_eq(differing_bytes(&cpu, &gpu), 0, "%s mode %d: GPU and CPU images differ", file, mode);
         if (cpu.counts)
@@ -76,8 +73,32 @@ static void same_tree_same_image(const char *file)
     gpu_tree_free(&gt);
     gpu_scene_free(&g);
     kdtree_free(&t);
+}
+
+static void same_tree_same_image(const char *file)
+{
+    require_gpu();
+    scene s;
+    load_shared(file, &s);
+    same_image(&s, file);
     scene_free(&s);
 }
+
+/* A numerically extreme scene, scaled as kdalloc loads it. */
+static void same_image_generated(const char *name, uint64_t n)
+{
+    require_gpu();
+    scene s;
+    cr_assert_eq(scene_generate(name, n, &s, err, sizeof err), 0, "%s", err);
+    scene_normalize(&s);
+    same_image(&s, name);
+    scene_free(&s);
+}
+
+Test(gpu_render, same_image_as_cpu_huge, .timeout = 120) { same_image_generated("huge", 12002); }
+Test(gpu_render, same_image_as_cpu_wide, .timeout = 120) { same_image_generated("wide", 12002); }
+Test(gpu_render, same_image_as_cpu_tilted, .timeout = 120) { same_image_generated("tilted", 20000); }
+Test(gpu_render, same_image_as_cpu_coincident, .timeout = 120) { same_image_generated("coincident", 10000); }
 
 Test(gpu_render, same_image_as_cpu_sponza, .timeout = 120) { same_tree_same_image("sponza.obj.gz"); }
 Test(gpu_render, same_image_as_cpu_bunny, .timeout = 120) { same_tree_same_image("bunny.obj.gz"); }
