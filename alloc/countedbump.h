@@ -42,7 +42,7 @@
  *   - A slot with no chunk (the pool ran out) is installed by CAS by the
  *     first request that finds a chunk free again; a request that finds
  *     none puts the slot back to 0, so failed adds do not pile up.
- * malloc's fast path: one atomicAdd.  free's: one atomicAdd (releasing).
+ * malloc's fast path: one atomicAdd.  free's: a fence and one atomicAdd.
  */
 #ifndef KDA_COUNTEDBUMP_H
 #define KDA_COUNTEDBUMP_H
@@ -139,20 +139,25 @@ KDA_FN void cb_give_back(const kda_heap *h, uint32_t c, uint32_t k)
     }
 }
 
-/* Takes the lowest free chunk a scan from the hint word finds (wrapping
- * to word 0); -1 when none is free.  A full word at the hint raises it. */
+/* Takes a free chunk from the lowest bitmap word that has one, scanning
+ * from the hint word (then wrapping to word 0); -1 when none is free.  In
+ * the word, an atomicOr takes the first free bit at or above a position
+ * hashed from the SM, so that SMs refilling at once take different bits
+ * with one atomic each instead of failing each other's CAS.  A full word
+ * at the hint raises the hint. */
 KDA_FN int64_t cb_take_low(const kda_heap *h)
 {
-    uint32_t words = cb_words(h), start = kda_load32(cb_hint(h));
+    uint32_t words = cb_words(h), start = kda_load32(cb_hint(h)), from = kda_sm_id() * 37u % 64;
     if (start >= words) start = 0;
     for (uint32_t i = 0; i < words; i++) {
         uint32_t w = (start + i) % words;
-        uint64_t seen = kda_load64(cb_bits(h) + w);
-        for (uint64_t free_bits; (free_bits = cb_free_bits(h, w, seen)) != 0;) {
-            uint32_t b = (uint32_t)cb_ffs64(free_bits) - 1;
-            uint64_t old = kda_cas64(cb_bits(h) + w, seen, seen | (uint64_t)1 << b);
-            if (old == seen) return (int64_t)64 * w + b;
-            seen = old;
+        uint64_t free_bits = cb_free_bits(h, w, kda_load64(cb_bits(h) + w));
+        while (free_bits) {
+            uint64_t upper = free_bits & ~(uint64_t)0 << from;
+            uint32_t b = (uint32_t)cb_ffs64(upper ? upper : free_bits) - 1;
+            uint64_t old = kda_or64(cb_bits(h) + w, (uint64_t)1 << b);
+            if (!(old >> b & 1)) return (int64_t)64 * w + b;
+            free_bits = cb_free_bits(h, w, old);
         }
         if (w == start && start + 1 < words) kda_cas32(cb_hint(h), w, w + 1);
     }
@@ -228,7 +233,7 @@ KDA_FN int64_t cb_take_long(const kda_heap *h, uint32_t k)
 /* A chunk no block uses any more: free again. */
 KDA_FN void cb_recycle(const kda_heap *h, uint32_t c)
 {
-    kda_fence(); /* the blocks' last stores land before the chunk is free */
+    kda_fence(); /* the frees seen before this land before the chunk is free */
     cb_give_back(h, c, 1);
 }
 
@@ -382,7 +387,8 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
 {
     if (!ptr) return;
     uint32_t c = cb_chunk_of(h, ptr);
-    int32_t before = (int32_t)kda_add32_release((uint32_t *)cb_balance(h, c), ~0u);
+    kda_fence(); /* our stores to the block land before it can be reused */
+    int32_t before = (int32_t)kda_add32((uint32_t *)cb_balance(h, c), ~0u);
     if (before == 1) cb_recycle(h, c); /* the closed chunk's last block */
     else if (before >= CB_LARGE) cb_free_large(h, c);
 }

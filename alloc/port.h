@@ -52,16 +52,9 @@ KDA_FN uint32_t kda_add32(uint32_t *p, uint32_t v) { return atomicAdd((unsigned 
 KDA_FN uint32_t kda_and32(uint32_t *p, uint32_t v) { return atomicAnd((unsigned int *)p, v); }
 KDA_FN uint32_t kda_or32(uint32_t *p, uint32_t v) { return atomicOr((unsigned int *)p, v); }
 KDA_FN uint64_t kda_and64(uint64_t *p, uint64_t v) { return atomicAnd((unsigned long long *)p, (unsigned long long)v); }
+KDA_FN uint64_t kda_or64(uint64_t *p, uint64_t v) { return atomicOr((unsigned long long *)p, (unsigned long long)v); }
 KDA_FN int kda_ffs32(uint32_t v) { return __ffs(v); }
 KDA_FN int kda_clz64(uint64_t v) { return __clzll((long long)v); }
-/* An add that also releases: this thread's earlier stores are visible to
- * whoever sees its result (lighter than __threadfence then the add). */
-KDA_FN uint32_t kda_add32_release(uint32_t *p, uint32_t v)
-{
-    uint32_t old;
-    asm volatile("atom.release.gpu.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-    return old;
-}
 KDA_FN void kda_pause(void) { __nanosleep(64); }
 KDA_FN uint32_t kda_load32(const uint32_t *p) { return *(const volatile uint32_t *)p; }
 KDA_FN uint64_t kda_load64(const uint64_t *p) { return *(const volatile uint64_t *)p; }
@@ -123,9 +116,9 @@ KDA_FN uint32_t kda_add32(uint32_t *p, uint32_t v) { return __atomic_fetch_add(p
 KDA_FN uint32_t kda_and32(uint32_t *p, uint32_t v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN uint32_t kda_or32(uint32_t *p, uint32_t v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN uint64_t kda_and64(uint64_t *p, uint64_t v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
+KDA_FN uint64_t kda_or64(uint64_t *p, uint64_t v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN int kda_ffs32(uint32_t v) { return __builtin_ffs((int)v); }
 KDA_FN int kda_clz64(uint64_t v) { return v ? __builtin_clzll(v) : 64; }
-KDA_FN uint32_t kda_add32_release(uint32_t *p, uint32_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN void kda_pause(void) { sched_yield(); }
 KDA_FN uint32_t kda_load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 KDA_FN uint64_t kda_load64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
