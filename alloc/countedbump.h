@@ -10,7 +10,7 @@
  * Slots take free chunks from the bottom of the pool, runs come from the
  * top, so that the slots' chunks do not cut up the space long runs need.
  *
- * State, outside the pool (heap.meta; 8 bytes a chunk, 8 a slot):
+ * State, outside the pool (heap.meta; 8 bytes a chunk, 128 a slot):
  *   bits[]         one bit a chunk: taken (a slot's, or part of a run)
  *   slot[s]        64 bits: chunk + 1 (top 17; 0: none), bytes handed out
  *                  of it (30), requests served from it (low 17)
@@ -67,9 +67,19 @@
 /* ---- the state's layout in heap.meta ---- */
 KDA_HD uint32_t cb_words(const kda_heap *h) { return (h->cells + 63) / 64; }
 KDA_HD uint64_t *cb_bits(const kda_heap *h) { return (uint64_t *)h->meta; }
-KDA_HD uint64_t *cb_slot(const kda_heap *h, uint32_t s) { return cb_bits(h) + cb_words(h) + s; }
-KDA_HD int32_t *cb_balance(const kda_heap *h, uint32_t c) { return (int32_t *)cb_slot(h, h->groups) + c; }
-KDA_HD uint32_t *cb_run(const kda_heap *h, uint32_t c) { return (uint32_t *)cb_balance(h, h->cells) + c; }
+/* Each slot in its own 128-byte line: the SMs' atomics must not queue
+ * behind each other's in the L2 (they did, by the line, not the word). */
+#define CB_SLOT_STRIDE 16
+KDA_HD uint64_t *cb_slot(const kda_heap *h, uint32_t s) { return cb_bits(h) + cb_words(h) + (uint64_t)s * CB_SLOT_STRIDE; }
+/* Balances are spread so that chunks next to each other (slots take them
+ * from the bottom) count their frees in different lines: chunk c's
+ * balance is entry (c % 32) x rows + c / 32, rows = ceil(chunks / 32). */
+KDA_HD uint32_t cb_rows(const kda_heap *h) { return (h->cells + 31) / 32; }
+KDA_HD int32_t *cb_balance(const kda_heap *h, uint32_t c)
+{
+    return (int32_t *)cb_slot(h, h->groups) + (c % 32) * cb_rows(h) + c / 32;
+}
+KDA_HD uint32_t *cb_run(const kda_heap *h, uint32_t c) { return (uint32_t *)cb_slot(h, h->groups) + 32 * cb_rows(h) + c; }
 KDA_HD uint32_t *cb_lock(const kda_heap *h) { return cb_run(h, h->cells); }
 KDA_HD uint32_t *cb_hint(const kda_heap *h) { return cb_lock(h) + 1; }
 
@@ -406,10 +416,12 @@ static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms,
                  bytes / 1048576.0, CB_MAX_CHUNKS);
         return -1;
     }
+    if (chunks < 2ull * slots) slots = chunks > 1 ? (uint32_t)chunks / 2 : 1; /* a tiny pool: spare chunks for closers */
     h->cells = (uint32_t)chunks;
     h->cell_bytes = (uint32_t)chunk;
     h->groups = slots;
-    pool->state_bytes = pool->clear_bytes = (chunks + 63) / 64 * 8 + slots * 8ull + chunks * 8 + 8;
+    pool->state_bytes = pool->clear_bytes =
+        (chunks + 63) / 64 * 8 + slots * 8ull * CB_SLOT_STRIDE + (chunks + 31) / 32 * 32 * 4 + chunks * 4 + 8;
     return 0;
 }
 
