@@ -355,14 +355,16 @@ static void usage(void)
             "usage: kdalloc-allocbench --test TEST [--pool-bytes N] [--header] [--requesters N] [--size S]\n"
             "  the paper's tests:  ad acd-size acd-pool acd-iters p warps regs frag\n"
             "  the survey's tests: live-warp live-thread mixed exhaustion (bench/survey.cu);\n"
-            "                      --requesters and --size pick one point of their sweep\n");
+            "                      --requesters and --size pick one point of their sweep\n"
+            "  soak: 10^8 random allocations and frees, every block pattern-checked, then the\n"
+            "        pool's capacity for 1 KiB blocks against a fresh pool's (--requesters: threads)\n");
     exit(2);
 }
 
 static int is_survey_test(const char *test)
 {
     return !strcmp(test, "live-warp") || !strcmp(test, "live-thread") || !strcmp(test, "mixed") ||
-           !strcmp(test, "exhaustion");
+           !strcmp(test, "exhaustion") || !strcmp(test, "soak");
 }
 
 /* A positive number argument, or a one-line error. */
@@ -400,12 +402,14 @@ int main(int argc, char **argv)
     if (!test) usage();
     if (is_survey_test(test)) {
         /* all blocks live at once: 10^6 warps x 8 KiB is 8 GiB (exhaustion: 256 MiB, Halloc's minimum) */
-        if (!pool_bytes) pool_bytes = !strcmp(test, "exhaustion") ? 256ull << 20 : 16ull << 30;
+        if (!pool_bytes) pool_bytes = !strcmp(test, "exhaustion") ? 256ull << 20 : !strcmp(test, "soak") ? 4ull << 30 : 16ull << 30;
         if (size > pool_bytes) {
             fprintf(stderr, "kdalloc-allocbench: --size %llu is larger than the pool (%llu bytes)\n", size, pool_bytes);
             return 2;
         }
-        if (header && strcmp(test, "exhaustion"))
+        if (header && !strcmp(test, "soak"))
+            printf("test,allocator,threads,allocations,nulls,mismatches,misplaced,capacity_fresh,capacity_after,ms\n");
+        else if (header && strcmp(test, "exhaustion"))
             printf("test,allocator,requesters,size,malloc_ms,free_ms,nulls,mismatches,pool_bytes\n");
         else if (header)
             printf("test,allocator,size,requests,second_round,share,mismatches,pool_bytes\n");

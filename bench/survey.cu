@@ -141,6 +141,53 @@ __global__ void sv_list_free(kda_heap h, unsigned long long n, void *const *list
 
 __global__ void sv_warps_done(kda_heap h) { kda_warp_done(&h); }
 
+/* The soak (issue 16): each thread holds up to SOAK_LIVE blocks and, `iters`
+ * times, frees a random one after checking its pattern, or allocates a
+ * random size (16 B .. 2 KiB; one in 64: 2 .. 16 KiB) and fills it with its
+ * own pattern.  Counts: allocations, NULLs, mismatched words, and blocks
+ * misaligned or outside the pool. */
+#define SOAK_LIVE 4
+/* Checks and frees one held block. */
+static __device__ void sv_soak_free(kda_heap *h, uint32_t *block, uint32_t words, uint32_t key, unsigned long long *bad)
+{
+    for (uint32_t i = 0; i < words; i++) *bad += block[i] != (key ^ i);
+    kda_free(h, block);
+}
+
+__global__ void sv_soak(kda_heap h, uint32_t iters, uint32_t seed, unsigned long long *counts)
+{
+    uint32_t t = (uint32_t)sv_global_thread();
+    uint32_t *held[SOAK_LIVE] = {NULL}, words[SOAK_LIVE] = {0}, key[SOAK_LIVE] = {0};
+    unsigned long long allocs = 0, nulls = 0, bad = 0, misplaced = 0;
+    for (uint32_t it = 0; it < iters; it++) {
+        uint32_t r = bench_hash32(seed ^ bench_hash32(t * 0x9E3779B1u + it)), k = r % SOAK_LIVE;
+        if (held[k]) { /* a random lifetime ends */
+            sv_soak_free(&h, held[k], words[k], key[k], &bad);
+            held[k] = NULL;
+            continue;
+        }
+        uint32_t bytes = (r >> 8) % 64 ? 16 + (r >> 14) % 2033 : 2048 + (r >> 14) % 14337;
+        unsigned char *q = (unsigned char *)kda_malloc(&h, bytes);
+        allocs++;
+        if (!q) {
+            nulls++;
+            continue;
+        }
+        misplaced += (uintptr_t)q % KDA_UNIT != 0 || (KDA_ALLOC_IN_POOL && (q < h.base || q + bytes > h.base + h.bytes));
+        held[k] = (uint32_t *)q;
+        words[k] = bytes / 4;
+        key[k] = bench_hash32(r + t);
+        for (uint32_t i = 0; i < words[k]; i++) held[k][i] = key[k] ^ i;
+    }
+    for (uint32_t k = 0; k < SOAK_LIVE; k++)
+        if (held[k]) sv_soak_free(&h, held[k], words[k], key[k], &bad);
+    kda_warp_done(&h);
+    atomicAdd(counts, allocs);
+    atomicAdd(counts + 1, nulls);
+    atomicAdd(counts + 2, bad);
+    atomicAdd(counts + 3, misplaced);
+}
+
 /* ---- host side ---- */
 
 typedef struct survey {
@@ -257,6 +304,46 @@ static void exhaustion(survey *s, uint32_t size)
     cudaFree(sizes);
 }
 
+/* The soak: launches of sv_soak until at least `target` allocations, then
+ * the pool's capacity for 1 KiB blocks against a fresh pool's (a block lost
+ * by the allocator would lower it).  One CSV row. */
+static void soak(survey *s, uint32_t threads, unsigned long long target)
+{
+    if (!KDA_ALLOC_FREES) {
+        printf("soak,%s,skipped: it frees no single blocks\n", kda_allocator_name());
+        return;
+    }
+    const uint32_t iters = 800;
+    unsigned long long capacity = s->pool->heap.bytes / 1024 + 1, *counts, c[4], total[4] = {0};
+    void **list;
+    uint32_t *sizes;
+    uint64_t bytes;
+    CUDA(cudaMalloc(&list, capacity * sizeof *list), "allocating the block list");
+    CUDA(cudaMalloc(&sizes, capacity * sizeof *sizes), "allocating the block list");
+    CUDA(cudaMalloc(&counts, sizeof c), "cudaMalloc");
+    reset(s);
+    unsigned long long fresh = exhaust_round(s, 1024, list, sizes, capacity, &bytes, &total[2]);
+    cudaEventRecord(s->e[0]);
+    for (uint32_t seed = 1; total[0] < target; seed++) {
+        CUDA(cudaMemset(counts, 0, sizeof c), "cudaMemset");
+        sv_soak<<<(threads + THREADS - 1) / THREADS, THREADS>>>(s->pool->heap, iters, seed, counts);
+        CUDA(cudaGetLastError(), "launching the soak kernel");
+        CUDA(cudaMemcpy(c, counts, sizeof c, cudaMemcpyDeviceToHost), "running the soak kernel");
+        for (int i = 0; i < 4; i++) total[i] += c[i];
+    }
+    cudaEventRecord(s->e[1]);
+    cudaEventSynchronize(s->e[1]);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, s->e[0], s->e[1]);
+    unsigned long long after = exhaust_round(s, 1024, list, sizes, capacity, &bytes, &total[2]);
+    printf("soak,%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%.1f\n", kda_allocator_name(), threads, total[0], total[1],
+           total[2], total[3], fresh, after, ms);
+    fflush(stdout);
+    cudaFree(counts);
+    cudaFree(list);
+    cudaFree(sizes);
+}
+
 int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t size)
 {
     static const uint32_t counts[] = {10000, 100000, 1000000};
@@ -264,7 +351,7 @@ int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t s
     static const uint32_t thread_sizes[] = {16, 64, 256, 1024};
     int per_warp = !strcmp(test, "live-warp");
     int live_test = per_warp || !strcmp(test, "live-thread");
-    if (!live_test && strcmp(test, "mixed") && strcmp(test, "exhaustion")) return -1;
+    if (!live_test && strcmp(test, "mixed") && strcmp(test, "exhaustion") && strcmp(test, "soak")) return -1;
     survey s;
     memset(&s, 0, sizeof s);
     s.pool = pool;
@@ -280,6 +367,8 @@ int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t s
         for (size_t c = 0; c < n_counts; c++)
             for (size_t k = 0; k < n_sizes; k++)
                 live(&s, test, requesters ? requesters : counts[c], size ? size : sizes[k], per_warp);
+    } else if (!strcmp(test, "soak")) {
+        soak(&s, requesters ? requesters : s.blocks_full / 2 * THREADS, 100000000ull);
     } else if (!strcmp(test, "mixed")) {
         live(&s, test, requesters ? requesters : 1000000, 0, 0);
     } else {

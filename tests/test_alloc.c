@@ -638,6 +638,22 @@ Test(alloc, stress_random_malloc_free, .timeout = 240)
 }
 #endif
 
+#if !defined(KDA_ALLOCATOR_IS_BUMP)
+/* The soak of issue 16 (not a CI test: it skips unless KDA_SOAK is set):
+ * at least 10^6 allocations of random sizes and lifetimes on 8 threads,
+ * every block checked for alignment, bounds and its owner's pattern, and
+ * the allocator's state whole again at the end (expect_all_free). */
+Test(alloc, soak, .timeout = 3600)
+{
+    if (!getenv("KDA_SOAK")) cr_skip_test("the CPU soak runs with KDA_SOAK=1");
+    uint64_t nulls, allocations;
+    run_stress(pool_of(48u << 20), 300000, &nulls, &allocations);
+    cr_assert_geq(allocations, 1000000, "%llu allocations", (unsigned long long)allocations);
+    printf("soak %s: %llu allocations, %llu NULL (pool full), 0 overwritten, 0 misaligned, state whole again\n",
+           kda_allocator_name(), (unsigned long long)allocations, (unsigned long long)nulls);
+}
+#endif
+
 /* ---- the survey's protocol (bench/survey.cu) on CPU threads ----
  * Every requester's block stays live until all threads have allocated,
  * written and checked theirs; then all are freed.  Oracles: owner patterns
