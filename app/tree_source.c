@@ -1,11 +1,12 @@
 /* tree_source.c - scene and builder options shared by build and render. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "tree_source.h"
 
-enum { OPT_SCENE = 300, OPT_TRIANGLES, OPT_CPU, OPT_GPU, OPT_REPEAT, OPT_POOL_FACTOR, OPT_POOL_MB };
+enum { OPT_SCENE = 300, OPT_TRIANGLES, OPT_CPU, OPT_GPU, OPT_REPEAT, OPT_POOL_FACTOR, OPT_POOL_MB, OPT_WATCHDOG };
 
 void tree_source_init(tree_source *ts)
 {
@@ -13,6 +14,7 @@ void tree_source_init(tree_source *ts)
     ts->device = DEVICE_AUTO;
     ts->pool_factor = 200.0; /* the paper's Table 3 setting */
     ts->repeat = 1;
+    ts->watchdog_s = 10.0;
 }
 
 int tree_source_options(struct option *o)
@@ -25,6 +27,7 @@ int tree_source_options(struct option *o)
     o[n++] = (struct option){"repeat", required_argument, 0, OPT_REPEAT};
     o[n++] = (struct option){"pool-factor", required_argument, 0, OPT_POOL_FACTOR};
     o[n++] = (struct option){"pool-mb", required_argument, 0, OPT_POOL_MB};
+    o[n++] = (struct option){"watchdog", required_argument, 0, OPT_WATCHDOG};
     return n;
 }
 
@@ -38,7 +41,8 @@ void tree_source_usage(FILE *f)
                "  --gpu               require the GPU (default: GPU when one is usable)\n"
                "  --repeat R          GPU: time R builds after a warm-up (median/min/max)\n"
                "  --pool-factor F     GPU: allocator pool = F x the root triangle array (default 200)\n"
-               "  --pool-mb M         GPU: allocator pool of M MiB instead\n");
+               "  --pool-mb M         GPU: allocator pool of M MiB instead\n"
+               "  --watchdog S        GPU: a build without progress for S seconds is stuck (default 10)\n");
 }
 
 int tree_source_option(tree_source *ts, int c, const char *arg)
@@ -66,6 +70,10 @@ int tree_source_option(tree_source *ts, int c, const char *arg)
         return 1;
     case OPT_POOL_MB:
         if (cli_parse_u64("--pool-mb", arg, 1, 1u << 24, &ts->pool_mb)) return -1;
+        return 1;
+    case OPT_WATCHDOG:
+        if (cli_parse_u64("--watchdog", arg, 1, 3600, &v)) return -1;
+        ts->watchdog_s = (double)v;
         return 1;
     default: return 0;
     }
@@ -104,12 +112,20 @@ static int build_cpu(const scene *s, tree_result *r)
 static int build_gpu(const tree_source *ts, const scene *s, tree_result *r)
 {
     char err[CLI_ERR];
-    gpu_build_options opt = {ts->pool_factor, ts->pool_mb << 20, ts->repeat, 0};
+    gpu_build_options opt = {ts->pool_factor, ts->pool_mb << 20, ts->repeat, 0, ts->watchdog_s};
     r->builder = "GPU, binned + exact SAH, one persistent kernel";
     r->on_gpu = 1;
-    if (gpu_scene_upload(s, &r->gpu_scene, err, sizeof err) ||
-        gpu_build(&r->gpu_scene, &opt, &r->gpu, &r->gpu_stats, err, sizeof err) ||
-        gpu_tree_download(&r->gpu, &r->host, err, sizeof err)) {
+    if (gpu_scene_upload(s, &r->gpu_scene, err, sizeof err)) {
+        cli_error("%s", err);
+        return -1;
+    }
+    int rc = gpu_build(&r->gpu_scene, &opt, &r->gpu, &r->gpu_stats, err, sizeof err);
+    if (rc == GPU_BUILD_STALLED) { /* the stuck kernel ends with the process, not before */
+        cli_error("%s", err);
+        fflush(stdout);
+        _exit(1);
+    }
+    if (rc || gpu_tree_download(&r->gpu, &r->host, err, sizeof err)) {
         cli_error("%s", err);
         return -1;
     }

@@ -21,6 +21,7 @@ typedef struct tree_source {
     double pool_factor;  /* pool = factor x root array bytes ... */
     uint64_t pool_mb;    /* ... unless this is set */
     uint32_t repeat;     /* timed GPU builds after a warm-up */
+    double watchdog_s;   /* a GPU build without progress this long is stuck */
 } tree_source;
 
 /* A built tree: on the host (CPU builder) or on the device (GPU builder). */
@@ -37,7 +38,7 @@ typedef struct tree_result {
 #endif
 } tree_result;
 
-#define TREE_SOURCE_MAX_OPTIONS 8
+#define TREE_SOURCE_MAX_OPTIONS 9
 
 void tree_source_init(tree_source *ts);
 /* Writes the shared long options into opts; returns how many. */

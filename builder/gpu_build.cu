@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_check.cuh"
 #include "gpu_build.h"
@@ -326,10 +327,64 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     return p;
 }
 
-/* Runs one build; the counters it ends with land in *out. */
-static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launch_shape shape, int collect_stats,
-                     float *ms, build_state *out, char *err, size_t errlen)
+static double seconds_now(void)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Waits for the build kernel (event `done`) while watching its progress:
+ * the node count, the queue's and the shared slots' counters.  If none of
+ * them moves for `limit_s` seconds, the kernel is stuck: GPU_BUILD_STALLED
+ * with the state in err.  The counters are read on a stream of their own
+ * that does not wait for the kernel. */
+static int wait_for_build(cudaEvent_t done, const build_state *dev, double limit_s, char *err, size_t errlen)
+{
+    cudaStream_t watch = NULL;
+    CHECK(cudaStreamCreateWithFlags(&watch, cudaStreamNonBlocking), "creating the watchdog's stream");
+    {
+        uint32_t key[7] = {0};
+        double moved = seconds_now();
+        for (unsigned polls = 1;; polls++) {
+            cudaError_t e = cudaEventQuery(done);
+            if (e == cudaSuccess) break;
+            if (e != cudaErrorNotReady) CHECK(e, "running the build kernel");
+            struct timespec pause = {0, 100000}; /* 0.1 ms */
+            nanosleep(&pause, NULL);
+            if (polls % 128) continue;
+            build_state now;
+            CHECK(cudaMemcpyAsync(&now, dev, sizeof now, cudaMemcpyDeviceToHost, watch), "reading the build state");
+            CHECK(cudaStreamSynchronize(watch), "reading the build state");
+            uint32_t k[7] = {now.n_nodes.v, now.pending.v, now.q_head.v, now.q_tail.v, now.s_head.v, now.s_tail.v,
+                             now.refs_out.v};
+            if (memcmp(k, key, sizeof k)) {
+                memcpy(key, k, sizeof k);
+                moved = seconds_now();
+            } else if (seconds_now() - moved > limit_s) {
+                snprintf(err, errlen,
+                         "the build made no progress for %.0f s: %s or the builder is stuck (%u nodes done, %u "
+                         "tasks pending, queue at %u of %u; %.1f MiB in live arrays%s); the kernel is left running "
+                         "until this process ends",
+                         limit_s, kda_allocator_name(), now.n_nodes.v, now.pending.v, now.q_head.v, now.q_tail.v,
+                         (double)now.live_bytes / (1 << 20), now.live_bytes ? "" : ", counted in the warm-up build");
+                return GPU_BUILD_STALLED; /* the stream too stays: destroying it could wait */
+            }
+        }
+    }
+    cudaStreamDestroy(watch);
+    return 0;
+fail:
+    if (watch) cudaStreamDestroy(watch);
+    return -1;
+}
+
+/* Runs one build; the counters it ends with land in *out.  GPU_BUILD_STALLED
+ * if the kernel stopped making progress (nothing is freed then). */
+static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launch_shape shape, int collect_stats,
+                     double watchdog_s, float *ms, build_state *out, char *err, size_t errlen)
+{
+    int rc;
     cudaEvent_t start = NULL, stop = NULL;
     if (kda_pool_reset(pool, err, errlen)) return -1; /* before the parameters: it changes the heap */
     build_params p = make_params(b, pool, g->n_triangles, collect_stats);
@@ -355,7 +410,9 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
     build_kernel<<<shape.blocks, shape.threads>>>(p);
     CHECK(cudaGetLastError(), "launching build_kernel");
     CHECK(cudaEventRecord(stop), "cudaEventRecord");
-    CHECK(cudaEventSynchronize(stop), "running the build kernel");
+    rc = wait_for_build(stop, b->state, watchdog_s > 0 ? watchdog_s : 10.0, err, errlen);
+    if (rc == GPU_BUILD_STALLED) return rc;
+    if (rc) goto fail;
     CHECK(cudaEventElapsedTime(ms, start, stop), "cudaEventElapsedTime");
     CHECK(cudaMemcpy(out, b->state, sizeof *out, cudaMemcpyDeviceToHost), "reading the build state");
     cudaEventDestroy(start);
@@ -462,9 +519,10 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
 #if defined(KDA_DIAG) && defined(KDA_ALLOCATOR_IS_CIRCULAR)
         CHECK(kda_walk_stats_reset(), "resetting the walk statistics");
 #endif
-        if (alloc_buffers(&b, n, err, errlen) ||
-            run_build(g, &pool, &b, shape, 1, &ms, &st, err, errlen))
-            goto fail;
+        if (alloc_buffers(&b, n, err, errlen)) goto fail;
+        int rc = run_build(g, &pool, &b, shape, 1, opt->watchdog_s, &ms, &st, err, errlen);
+        if (rc == GPU_BUILD_STALLED) return rc; /* freeing would wait for the stuck kernel */
+        if (rc) goto fail;
         if (st.error.v == BUILD_OK) break;
         if (attempt + 1 >= MAX_ATTEMPTS || !grow_full_array(&b, st.error.v)) {
             describe_failure(&st, opt, pool_bytes, err, errlen);
@@ -503,8 +561,10 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     /* The same build can fail anew (its allocations and its work sharing
      * race): a full array is grown and that build repeated. */
     for (uint32_t r = 0, attempt = 0; r < repeat;) {
-        if (alloc_buffers(&b, n, err, errlen) || run_build(g, &pool, &b, shape, 0, &times[r], &st, err, errlen))
-            goto fail;
+        if (alloc_buffers(&b, n, err, errlen)) goto fail;
+        int rc = run_build(g, &pool, &b, shape, 0, opt->watchdog_s, &times[r], &st, err, errlen);
+        if (rc == GPU_BUILD_STALLED) return rc;
+        if (rc) goto fail;
         if (st.error.v == BUILD_OK) {
             r++;
         } else if (++attempt >= MAX_ATTEMPTS || !grow_full_array(&b, st.error.v)) {

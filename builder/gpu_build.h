@@ -53,6 +53,7 @@ typedef struct gpu_build_options {
     uint64_t pool_bytes;  /* ... unless this is non-zero */
     uint32_t repeat;      /* timed builds after the warm-up (>= 1) */
     uint32_t queue_capacity; /* first size of the task queue (grown on overflow); 0: from the scene */
+    double watchdog_s;    /* a build that makes no progress this long is stuck; 0: 10 s */
 } gpu_build_options;
 
 typedef struct gpu_build_stats {
@@ -82,7 +83,13 @@ typedef struct gpu_build_stats {
 /* Builds the tree.  On failure returns -1 with a message: the pool is
  * exhausted ("pool exhausted after K allocations; rerun with --pool-factor
  * > F"), device memory ran out, or a CUDA call failed.  Queue, node and
- * reference arrays that turn out too small are grown and the build rerun. */
+ * reference arrays that turn out too small are grown and the build rerun.
+ * Returns GPU_BUILD_STALLED, with the allocator and the build's state in
+ * the message, when the build kernel made no progress for
+ * opt->watchdog_s: it still runs (an allocator that livelocks, a bug), and
+ * only the end of the process stops it, so the caller must exit without
+ * further CUDA calls. */
+#define GPU_BUILD_STALLED (-2)
 int gpu_build(const gpu_scene *scene, const gpu_build_options *opt, gpu_tree *out, gpu_build_stats *stats,
               char *err, size_t errlen);
 

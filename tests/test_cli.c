@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "scene.h"
@@ -72,14 +73,14 @@ static void redirect(int fd, const char *path, int flags)
     close(file);
 }
 
-/* Runs KDALLOC_EXE with the NULL-terminated args, stdin from /dev/null,
- * and collects its exit status and output. */
-static run_result run_kdalloc(const char *const *args)
+/* Runs the executable with the NULL-terminated args, stdin from
+ * /dev/null, and collects its exit status and output. */
+static run_result run_exe(const char *exe, const char *const *args)
 {
     char out_path[512], err_path[512];
     snprintf(out_path, sizeof out_path, TMP("%ld.out"), (long)getpid());
     snprintf(err_path, sizeof err_path, TMP("%ld.err"), (long)getpid());
-    const char *argv[64] = {KDALLOC_EXE};
+    const char *argv[64] = {exe};
     int argc = 1;
     for (; args[argc - 1]; argc++) {
         cr_assert_lt(argc, 63, "too many arguments");
@@ -94,18 +95,20 @@ static run_result run_kdalloc(const char *const *args)
         redirect(STDIN_FILENO, "/dev/null", O_RDONLY);
         redirect(STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC);
         redirect(STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC);
-        execv(KDALLOC_EXE, (char *const *)argv);
+        execv(exe, (char *const *)argv);
         _exit(127);
     }
     int status;
     cr_assert_eq(waitpid(pid, &status, 0), pid, "waitpid: %s", strerror(errno));
     run_result r = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_whole_file(out_path),
                     read_whole_file(err_path)};
-    cr_assert_neq(r.status, 127, "cannot run %s", KDALLOC_EXE);
+    cr_assert_neq(r.status, 127, "cannot run %s", exe);
     unlink(out_path);
     unlink(err_path);
     return r;
 }
+
+static run_result run_kdalloc(const char *const *args) { return run_exe(KDALLOC_EXE, args); }
 
 #define KDALLOC(...) run_kdalloc((const char *const[]){__VA_ARGS__, NULL})
 
@@ -542,4 +545,27 @@ Test(cli, printed_camera_repeats_the_image)
     free(b);
     run_result_free(&r);
     run_result_free(&again);
+}
+
+/* The build watchdog (issue 16): with an allocator that livelocks
+ * (tests/stall.h), the build ends within its bound with one message that
+ * names the allocator and the build's state, and exit status 1. */
+Test(cli, watchdog_ends_a_stuck_build, .timeout = 120)
+{
+#ifndef KDALLOC_STALL_EXE
+    cr_skip_test("built without CUDA: no GPU build to watch");
+#else
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_result r = run_exe(KDALLOC_STALL_EXE, (const char *const[]){"build", "--gpu", "--watchdog", "2", NULL});
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (strstr(r.err, "no usable CUDA device")) cr_skip_test("no GPU to test on: %s", r.err);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_assert_eq(r.status, 1, "exit status %d; stderr: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "the build made no progress for 2 s: StallMalloc or the builder is stuck"), "%s", r.err);
+    cr_assert(strstr(r.err, "tasks pending") && strstr(r.err, "nodes done") && strstr(r.err, "live arrays"), "%s",
+              r.err);
+    cr_assert_lt(s, 60.0, "the stuck build took %.1f s to end", s);
+    cr_log_info("stuck build ended after %.1f s: %s", s, r.err);
+#endif
 }

@@ -32,7 +32,7 @@ static void require_gpu(void)
 /* The paper's pool of 200x the root array. */
 static gpu_build_options default_options(void)
 {
-    gpu_build_options o = {200.0, 0, 1, 0};
+    gpu_build_options o = {200.0, 0, 1, 0, 0};
     return o;
 }
 
@@ -215,7 +215,7 @@ Test(gpu_build, pool_too_small, .timeout = 300)
     cr_assert_eq(scene_generate("spheres", 2000000, &s, err, sizeof err), 0, "%s", err);
     gpu_scene g;
     cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
-    gpu_build_options o = {1.5, 0, 1, 0};
+    gpu_build_options o = {1.5, 0, 1, 0, 0};
     gpu_tree t;
     gpu_build_stats st;
     if (kda_allocator_min_pool() > 1.5 * 4 * s.n_triangles) { /* Halloc: 1.5x is raised to its minimum; an explicit size below it is refused */
@@ -276,7 +276,7 @@ Test(gpu_build, refused_with_the_reason)
     gpu_scene g;
     memset(&g, 0, sizeof g);
     g.n_triangles = 1;
-    gpu_build_options o = {200.0, 0, 1, 0};
+    gpu_build_options o = {200.0, 0, 1, 0, 0};
     gpu_tree t;
     gpu_build_stats st;
     cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), -1);
