@@ -364,9 +364,10 @@ static int wait_for_build(cudaEvent_t done, const build_state *dev, double limit
             } else if (seconds_now() - moved > limit_s) {
                 snprintf(err, errlen,
                          "the build made no progress for %.0f s: %s or the builder is stuck (%u nodes done, %u "
-                         "tasks pending, queue at %u of %u; %.1f MiB in live arrays%s); the kernel is left running "
-                         "until this process ends",
-                         limit_s, kda_allocator_name(), now.n_nodes.v, now.pending.v, now.q_head.v, now.q_tail.v,
+                         "tasks pending, %d waiting in the global queue; %.1f MiB in live arrays%s); the kernel is "
+                         "left running until this process ends",
+                         limit_s, kda_allocator_name(), now.n_nodes.v, now.pending.v,
+                         (int)(now.q_tail.v - now.q_head.v) > 0 ? (int)(now.q_tail.v - now.q_head.v) : 0,
                          (double)now.live_bytes / (1 << 20), now.live_bytes ? "" : ", counted in the warm-up build");
                 return GPU_BUILD_STALLED; /* the stream too stays: destroying it could wait */
             }
