@@ -42,9 +42,7 @@
  *   - A slot with no chunk (the pool ran out) is installed by CAS by the
  *     first request that finds a chunk free again; a request that finds
  *     none puts the slot back to 0, so failed adds do not pile up.
- * malloc's fast path: one atomicAdd.  free's: a release fence and one
- * atomicAdd; whoever then recycles the chunk fences fully before the bitmap
- * shows it free.
+ * malloc's fast path: one atomicAdd.  free's: a fence and one atomicAdd.
  */
 #ifndef KDA_COUNTEDBUMP_H
 #define KDA_COUNTEDBUMP_H
@@ -399,7 +397,7 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
 {
     if (!ptr) return;
     uint32_t c = cb_chunk_of(h, ptr);
-    kda_fence_release(); /* our stores to the block land before it can be reused */
+    kda_fence(); /* our stores to the block land before it can be reused */
     int32_t before = (int32_t)kda_add32((uint32_t *)cb_balance(h, c), ~0u);
     if (before == 1) cb_recycle(h, c); /* the closed chunk's last block */
     else if (before >= CB_LARGE) cb_free_large(h, c);

@@ -61,10 +61,6 @@ KDA_FN uint64_t kda_load64(const uint64_t *p) { return *(const volatile uint64_t
 KDA_FN void kda_store32(uint32_t *p, uint32_t v) { *(volatile uint32_t *)p = v; }
 KDA_FN void kda_store64(uint64_t *p, uint64_t v) { *(volatile uint64_t *)p = v; }
 KDA_FN void kda_fence(void) { __threadfence(); }
-/* Orders this thread's earlier loads and stores before its later ones as
- * seen by the GPU (fence.acq_rel): enough to publish stores before an
- * atomic, and cheaper than __threadfence's sequentially consistent fence. */
-KDA_FN void kda_fence_release(void) { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 KDA_FN uint32_t kda_sm_id(void)
 {
     uint32_t id;
@@ -129,7 +125,6 @@ KDA_FN uint64_t kda_load64(const uint64_t *p) { return __atomic_load_n(p, __ATOM
 KDA_FN void kda_store32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 KDA_FN void kda_store64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 KDA_FN void kda_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-KDA_FN void kda_fence_release(void) { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 KDA_FN uint32_t kda_sm_id(void) { return kda_host_sm; }
 KDA_FN uint32_t kda_warp_slot(void) { return kda_host_warp; }
 KDA_FN uint32_t kda_lane_id(void) { return 0; }
