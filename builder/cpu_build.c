@@ -69,12 +69,6 @@ typedef struct builder {
     int out_of_memory;
 } builder;
 
-int kdtree_max_depth(uint32_t n_triangles)
-{
-    double d = 8.0 + 1.3 * log2(n_triangles > 1 ? (double)n_triangles : 1.0);
-    return d > 60.0 ? 60 : (int)d;
-}
-
 /* ---- sorting: LSD radix sort on the float bits made order-preserving ---- */
 
 static inline uint32_t sortable_key(float f)
@@ -474,11 +468,4 @@ int kdtree_build_cpu(const scene *s, kdtree *out, kdtree_stats *stats, char *err
         stats->build_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
     }
     return 0;
-}
-
-void kdtree_free(kdtree *t)
-{
-    free(t->nodes);
-    free(t->refs);
-    memset(t, 0, sizeof *t);
 }
