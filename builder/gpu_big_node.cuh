@@ -1,0 +1,249 @@
+/* gpu_big_node.cuh - nodes of more than BIG_NODE references, split by many
+ * warps (included by gpu_kernel.cuh): a node's slot, its BIN and SCATTER
+ * phases cut into chunks, and the warp that finishes a phase's last chunk
+ * moving the node on. */
+#ifndef KDA_GPU_BIG_NODE_CUH
+#define KDA_GPU_BIG_NODE_CUH
+
+#include "gpu_build_types.cuh"
+#include "gpu_node_work.cuh"
+#include "gpu_tasks.cuh"
+
+/* ---- big nodes ---- */
+
+/* Moves a node into a free slot and pushes its BIN chunks; 0 when no slot
+ * is free (the node is then split by one warp). */
+static __device__ int warp_start_big(warp_ctx *c, const task *t)
+{
+    const build_params *p = c->p;
+    uint32_t id = NO_SLOT;
+    if (c->lane == 0) {
+        uint32_t pos = ring_claim(&p->slot_ring);
+        if (pos != UINT32_MAX) {
+            id = __ldcg(&p->slot_ids[pos & (p->slot_ring.capacity - 1)]);
+            ring_release(&p->slot_ring, pos);
+        }
+    }
+    id = broadcast(id);
+    if (id == NO_SLOT) return 0;
+    big_slot *s = &p->slots[id];
+    uint32_t *bins = &s->bins[0][0][0];
+    for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32) bins[i] = 0;
+    uint32_t n_chunks = (t->n + CHUNK - 1) / CHUNK;
+    if (c->lane == 0) {
+        s->t = *t;
+        s->n_chunks = n_chunks;
+        s->done = 0;
+    }
+    __threadfence(); /* the node's array and the slot, before the chunks */
+    __syncwarp();
+    warp_push_chunks(c, id, PHASE_BIN, n_chunks);
+    return 1;
+}
+
+static __device__ void lane0_release_slot(warp_ctx *c, uint32_t id)
+{
+    const build_params *p = c->p;
+    uint32_t pos = ring_reserve(&p->slot_ring, 1); /* cannot overflow: one cell per slot */
+    if (ring_wait_free(&p->slot_ring, pos, &p->state->error.v)) return;
+    p->slot_ids[pos & (p->slot_ring.capacity - 1)] = id;
+    ring_publish(&p->slot_ring, pos);
+}
+
+static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
+{
+    uint32_t *b = &sm->bins[0][0][0];
+    for (uint32_t i = lane; i < 2 * 3 * GPU_BINS; i += 32) b[i] = 0;
+    __syncwarp();
+}
+
+/* Bins references [begin, end) of a node into the warp's shared bins. */
+static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t begin, uint32_t end, const float lo[3],
+                                 const float extent[3], const float scale[3])
+{
+#pragma unroll 4
+    for (uint32_t i = begin + c->lane; i < end; i += 32) {
+        float tlo[3], thi[3];
+        load_box(c->p, __ldcg(&refs[i]), tlo, thi);
+        for (int a = 0; a < 3; a++) {
+            if (!(extent[a] > 0.0f)) continue;
+            atomicAdd(&c->sm->bins[0][a][bin_of(tlo[a], lo[a], extent[a], scale[a])], 1u);
+            atomicAdd(&c->sm->bins[1][a][bin_of(thi[a], lo[a], extent[a], scale[a])], 1u);
+        }
+    }
+    __syncwarp();
+}
+
+static __device__ void box_setup(const task *t, float extent[3], float scale[3], float *inv_area)
+{
+    for (int a = 0; a < 3; a++) {
+        extent[a] = t->hi[a] - t->lo[a];
+        scale[a] = extent[a] > 0.0f ? __fdiv_rn((float)GPU_BINS, extent[a]) : 0.0f;
+    }
+    float area = kdtree_box_area(extent);
+    *inv_area = area > 0.0f ? 1.0f / area : 0.0f;
+}
+
+/* A node stays a leaf when it is empty, at the depth limit, or without
+ * area (flat in two axes); or when no split beats the leaf cost. */
+static __device__ __forceinline__ int may_split(const build_params *p, const task *t, float inv_area)
+{
+    return t->n > 0 && t->depth < p->max_depth && inv_area > 0.0f;
+}
+
+/* Writes the inner node and takes its children: empty ones become leaves,
+ * big ones go to slots, the rest onto this warp's stack (the larger first,
+ * so the smaller is done next and the larger stays to be shared). */
+static __device__ void warp_take_children(warp_ctx *c, const task *t, const split_decision *d, uint32_t *left,
+                                          uint32_t *right)
+{
+    uint32_t first = warp_node_pair(c);
+    if (first == UINT32_MAX) return;
+    task child[2];
+    for (int s = 0; s < 2; s++) {
+        child[s] = *t;
+        child[s].node = first + (uint32_t)s;
+        child[s].depth = t->depth + 1;
+        child[s].slot = NO_SLOT;
+    }
+    child[0].hi[d->axis] = d->pos;
+    child[1].lo[d->axis] = d->pos;
+    child[0].refs = left;
+    child[0].n = d->n_left;
+    child[1].refs = right;
+    child[1].n = d->n_right;
+    if (c->lane == 0) c->p->nodes[t->node] = kdtree_make_inner((uint32_t)d->axis, d->pos, first);
+    int larger = child[1].n > child[0].n;
+    for (int i = 0; i < 2; i++) {
+        const task *ch = &child[i == 0 ? larger : !larger];
+        if (ch->n == 0) {
+            if (c->lane == 0) c->p->nodes[ch->node] = kdtree_make_leaf(0, 0);
+        } else if (ch->n <= BIG_NODE || !warp_start_big(c, ch)) {
+            if (ch->n >= SHARE_MIN && broadcast(c->lane == 0 && lane0_queue_hungry(c))) warp_publish(c, ch);
+            else local_push(c, ch);
+        }
+    }
+}
+
+/* Counts this warp's chunk as done (its stores fenced first); 1 for the
+ * warp that finished the phase's last chunk, which then sees every other
+ * chunk's work (fenced again before it reads). */
+static __device__ int warp_finished_last_chunk(warp_ctx *c, big_slot *s, uint32_t n_chunks)
+{
+    __threadfence();
+    __syncwarp();
+    uint32_t last = 0;
+    if (c->lane == 0) last = atomicAdd(&s->done, 1u) == n_chunks - 1;
+    if (!broadcast(last)) return 0;
+    __threadfence();
+    return 1;
+}
+
+/* BIN chunk of a big node; the last one chooses the split. */
+static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
+{
+    const build_params *p = c->p;
+    big_slot *s = &p->slots[id];
+    task t = load_task(&s->t); /* written before the chunks were published */
+    uint32_t n_chunks = __ldcg(&s->n_chunks);
+    float extent[3], scale[3], inv_area;
+    box_setup(&t, extent, scale, &inv_area);
+    uint32_t begin = chunk * CHUNK, end = min(t.n, begin + CHUNK);
+    clear_bins(c->sm, c->lane);
+    bin_range(c, t.refs, begin, end, t.lo, extent, scale);
+    uint32_t *mine = &c->sm->bins[0][0][0], *shared = &s->bins[0][0][0];
+    for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32)
+        if (mine[i]) atomicAdd(&shared[i], mine[i]);
+    if (!warp_finished_last_chunk(c, s, n_chunks)) return;
+    for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32) mine[i] = __ldcg(&shared[i]);
+    __syncwarp();
+    split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, inv_area);
+    if (!may_split(p, &t, inv_area) || d.axis < 0 || !(d.cost < kdtree_leaf_cost(t.n))) {
+        warp_make_leaf(c, &t);
+        if (c->lane == 0) lane0_release_slot(c, id);
+        return;
+    }
+    uint32_t *left, *right;
+    if (warp_alloc_children(c, d.n_left, d.n_right, &left, &right)) return;
+    if (c->lane == 0) {
+        s->axis = (uint32_t)d.axis;
+        s->k = d.k;
+        s->split = d.pos;
+        s->n_left = d.n_left;
+        s->n_right = d.n_right;
+        s->left_cursor = s->right_cursor = 0;
+        s->left = left;
+        s->right = right;
+        s->done = 0;
+    }
+    __threadfence();
+    __syncwarp();
+    warp_push_chunks(c, id, PHASE_SCATTER, n_chunks);
+}
+
+/* SCATTER chunk of a big node; the last one finishes the node. */
+static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
+{
+    const build_params *p = c->p;
+    big_slot *s = &p->slots[id];
+    task t = load_task(&s->t);
+    uint32_t n_chunks = __ldcg(&s->n_chunks);
+    uint32_t axis = __ldcg(&s->axis), k = __ldcg(&s->k);
+    uint32_t *left = (uint32_t *)__ldcg((const unsigned long long *)&s->left);
+    uint32_t *right = (uint32_t *)__ldcg((const unsigned long long *)&s->right);
+    float lo = t.lo[axis], extent = t.hi[axis] - t.lo[axis];
+    float scale = __fdiv_rn((float)GPU_BINS, extent);
+    uint32_t begin = chunk * CHUNK, end = min(t.n, begin + CHUNK);
+    uint32_t lanes_below = (1u << c->lane) - 1;
+
+    /* Count this chunk's sides, reserve room once, then write. */
+    uint32_t nl = 0, nr = 0;
+    for (uint32_t i = begin + c->lane; i < end; i += 32) {
+        float tlo[3], thi[3];
+        load_box(p, __ldcg(&t.refs[i]), tlo, thi);
+        uint32_t sides = binned_sides(k, tlo[axis], thi[axis], lo, extent, scale);
+        nl += sides & 1u;
+        nr += sides >> 1;
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        nl += __shfl_xor_sync(FULL_MASK, nl, off);
+        nr += __shfl_xor_sync(FULL_MASK, nr, off);
+    }
+    uint32_t at_l = 0, at_r = 0, n_left = __ldcg(&s->n_left), n_right = __ldcg(&s->n_right);
+    if (c->lane == 0) {
+        at_l = atomicAdd(&s->left_cursor, nl);
+        at_r = atomicAdd(&s->right_cursor, nr);
+        if (at_l + nl > n_left || at_r + nr > n_right) set_error(p, BUILD_CORRUPT);
+    }
+    at_l = broadcast(at_l);
+    at_r = broadcast(at_r);
+    if (at_l + nl > n_left || at_r + nr > n_right) return; /* never write past the arrays */
+    for (uint32_t base = begin; base < end; base += 32) {
+        uint32_t i = base + c->lane, tri = 0, sides = 0;
+        if (i < end) {
+            float tlo[3], thi[3];
+            tri = __ldcg(&t.refs[i]);
+            load_box(p, tri, tlo, thi);
+            sides = binned_sides(k, tlo[axis], thi[axis], lo, extent, scale);
+        }
+        uint32_t goes_l = __ballot_sync(FULL_MASK, sides & 1u), goes_r = __ballot_sync(FULL_MASK, sides & 2u);
+        if (sides & 1u) left[at_l + __popc(goes_l & lanes_below)] = tri;
+        if (sides & 2u) right[at_r + __popc(goes_r & lanes_below)] = tri;
+        at_l += __popc(goes_l);
+        at_r += __popc(goes_r);
+    }
+    if (!warp_finished_last_chunk(c, s, n_chunks)) return;
+    split_decision d;
+    d.axis = (int)axis;
+    d.pos = __ldcg(&s->split);
+    d.n_left = n_left;
+    d.n_right = n_right;
+    if (c->lane == 0) {
+        if (__ldcg(&s->left_cursor) != n_left || __ldcg(&s->right_cursor) != n_right) set_error(p, BUILD_CORRUPT);
+        lane0_free(c, t.refs, t.n);
+        lane0_release_slot(c, id);
+    }
+    warp_take_children(c, &t, &d, left, right);
+}
+
+#endif

@@ -1,0 +1,193 @@
+/* gpu_build_types.cuh - the build kernel's data (included by gpu_kernel.cuh):
+ * its tuning constants, task and big-node slot, the build's state and
+ * parameters, shared memory, a warp's context, and the small helpers
+ * every part of the kernel uses (profile counters, errors, broadcasts). */
+#ifndef KDA_GPU_BUILD_TYPES_CUH
+#define KDA_GPU_BUILD_TYPES_CUH
+
+#include "alloc.h"
+#include "gpu_queue.cuh"
+#include "gpu_sah.cuh"
+
+/* The tuning constants marked (-D) may be overridden at compile time for
+ * experiments; the defaults were measured best on an H200 (docs/RESULTS.md). */
+#define WARPS_PER_BLOCK 8
+#ifndef BIG_NODE /* (-D) */
+#define BIG_NODE 1024    /* nodes with more references are split by many warps */
+#endif
+#ifndef CHUNK /* (-D) */
+#define CHUNK 256        /* references per chunk of a big node */
+#endif
+#define OUT_BATCH 1024   /* leaf references a warp reserves at once */
+#define LOCAL_TASKS 16   /* a warp's own stack of node tasks */
+#define BLOCK_TASKS 16   /* tasks the warps of a block hand to each other */
+#ifndef GLOBAL_CHECK /* (-D) */
+#define GLOBAL_CHECK 16  /* nodes between a busy warp's looks at global counters */
+#endif
+#ifndef SHARE_MIN /* (-D) */
+#define SHARE_MIN 64u   /* a child this large goes to the global queue at once while warps are hungry */
+#endif
+#define NO_SLOT 0xffffffffu
+#define NO_TICKET 0xffffffffu
+
+enum { PHASE_BIN = 0, PHASE_SCATTER = 1 };
+enum {
+    BUILD_OK = 0,
+    BUILD_POOL_EXHAUSTED, /* the allocator returned NULL */
+    BUILD_QUEUE_FULL,     /* these three: grow the array and build again */
+    BUILD_NODES_FULL,
+    BUILD_REFS_FULL,
+    BUILD_CORRUPT,        /* a reference out of range, or a child of the wrong
+                             size: memory was overwritten (AWMalloc's wrap) */
+};
+
+/* A queue entry: a node task (slot == NO_SLOT), or chunk `n` of phase
+ * `depth` of the big node in slot `slot`. */
+typedef struct __align__(16) task {
+    float lo[3], hi[3];
+    uint32_t *refs;
+    uint32_t n;
+    uint32_t node;
+    uint32_t depth;
+    uint32_t slot;
+} task;
+
+typedef struct big_slot {
+    task t;                     /* the node */
+    uint32_t n_chunks, done;    /* chunks in a phase, chunks finished */
+    uint32_t axis, k;           /* the split chosen after BIN */
+    float split;
+    uint32_t n_left, n_right;
+    uint32_t left_cursor, right_cursor;
+    uint32_t *left, *right;
+    uint32_t bins[2][3][GPU_BINS]; /* counts of tri_lo / tri_hi bins per axis */
+} big_slot;
+
+/* A counter alone in its 128-byte line: the hot ones are hit by atomics
+ * from every warp, and must not also slow down each other's readers. */
+typedef struct __align__(128) line_u32 {
+    uint32_t v;
+} line_u32;
+
+/* Where the warps' time goes (the warm-up build only; --profile). */
+enum {
+    PROF_IDLE,    /* cycles waiting for work */
+    PROF_NODE,    /* cycles in nodes done by one warp, allocation included */
+    PROF_ALLOC,   /* cycles in kda_malloc */
+    PROF_FREE,    /* cycles in kda_free */
+    PROF_CHUNK,   /* cycles in chunks of big nodes */
+    PROF_NODES,   /* nodes done by one warp */
+    PROF_CHUNKS,  /* chunks done */
+    PROF_POPS,    /* entries taken from the global queue */
+    PROF_SHARED,  /* node tasks given to the global queue */
+    PROF_COUNT
+};
+
+/* Counters of one build, zeroed before it. */
+typedef struct build_state {
+    line_u32 pending;  /* entries pushed and not finished */
+    line_u32 hungry;   /* warps that found the queue empty */
+    line_u32 error;    /* the first BUILD_* error */
+    line_u32 n_nodes;
+    line_u32 refs_out; /* reserved length of the output references */
+    line_u32 q_head, q_tail, s_head, s_tail;
+    unsigned long long n_alloc, alloc_bytes, alloc_sq;
+    unsigned long long live_bytes, peak_bytes;
+    unsigned long long profile[PROF_COUNT];
+    uint32_t *root_refs;
+} build_state;
+
+typedef struct build_params {
+    kda_heap heap;
+    const float4 *box_lo, *box_hi; /* triangles' bounding boxes */
+    build_state *state;
+    task *cells;
+    ring queue;
+    big_slot *slots;
+    uint32_t *slot_ids;
+    ring slot_ring;
+    kdtree_node *nodes;
+    uint32_t node_capacity;
+    uint32_t *refs_out;
+    uint32_t refs_capacity;
+    uint32_t n_triangles;
+    uint32_t max_depth;
+    int collect_stats;
+} build_params;
+
+typedef struct warp_smem {
+    uint32_t bins[2][3][GPU_BINS];
+    task popped;
+    task stack[LOCAL_TASKS]; /* a ring: tasks bottom .. bottom + count - 1 */
+    unsigned long long profile[PROF_COUNT]; /* when collecting statistics */
+} warp_smem;
+
+/* What the warps of a block share: tasks handed over, guarded by a lock. */
+typedef struct block_smem {
+    task tasks[BLOCK_TASKS];
+    int count;
+    int lock;
+    int idle;   /* warps of this block without work */
+    int seeker; /* one warp of the block polls the global queue */
+    int done;   /* the build is over (or failed) */
+} block_smem;
+
+/* What a warp carries (counters: lane 0's copy counts). */
+typedef struct warp_ctx {
+    const build_params *p;
+    warp_smem *sm;
+    block_smem *bs;
+    uint32_t lane;
+    uint32_t since_check; /* nodes since the last look at global counters */
+    uint32_t bottom, count;    /* the local stack */
+    uint32_t out_pos, out_end; /* leaf references reserved, not yet used */
+    uint32_t ticket;           /* the block's seeker: its queue position, or NO_TICKET */
+    unsigned long long n_alloc, alloc_bytes, alloc_sq;
+} warp_ctx;
+
+static __device__ __forceinline__ long long prof_start(const warp_ctx *c)
+{
+    return c->p->collect_stats ? clock64() : 0;
+}
+
+static __device__ __forceinline__ void prof_add(warp_ctx *c, int what, long long start)
+{
+    if (c->p->collect_stats && c->lane == 0) c->sm->profile[what] += (unsigned long long)(clock64() - start);
+}
+
+static __device__ __forceinline__ void prof_count(warp_ctx *c, int what)
+{
+    if (c->p->collect_stats && c->lane == 0) c->sm->profile[what]++;
+}
+
+static __device__ __forceinline__ void set_error(const build_params *p, uint32_t code)
+{
+    atomicCAS(&p->state->error.v, 0u, code);
+}
+
+static __device__ __forceinline__ uint32_t broadcast(uint32_t v) { return __shfl_sync(FULL_MASK, v, 0); }
+
+static __device__ __forceinline__ uint32_t *broadcast_ptr(uint32_t *v)
+{
+    return (uint32_t *)__shfl_sync(FULL_MASK, (unsigned long long)v, 0);
+}
+
+static __device__ __forceinline__ int build_failed(const build_params *p)
+{
+    return ld_relaxed_u32(&p->state->error.v) != 0;
+}
+
+/* A reference out of range can only come from overwritten memory: flag it,
+ * read a valid box instead, and let the build stop. */
+static __device__ __forceinline__ void load_box(const build_params *p, uint32_t tri, float lo[3], float hi[3])
+{
+    if (tri >= p->n_triangles) {
+        set_error(p, BUILD_CORRUPT);
+        tri = 0;
+    }
+    float4 l = __ldg(&p->box_lo[tri]), h = __ldg(&p->box_hi[tri]);
+    lo[0] = l.x, lo[1] = l.y, lo[2] = l.z;
+    hi[0] = h.x, hi[1] = h.y, hi[2] = h.z;
+}
+
+#endif
