@@ -35,7 +35,10 @@ bool mesh_reserve(mesh *m, size_t vertices, size_t triangles);
 uint32_t mesh_vertex(mesh *m, const double p[3]);
 void mesh_triangle(mesh *m, uint32_t a, uint32_t b, uint32_t c);
 
-/* The numerically extreme scenes of gen_extreme.c. */
+/* The scenes of gen_atrium.c, gen_spheres.c and gen_extreme.c. */
+#define ATRIUM_TRIANGLES 354960 /* the atrium's exact count, also in the help line */
+void build_atrium(mesh *m, uint64_t n_triangles);
+void build_spheres(mesh *m, uint64_t n);
 void build_huge(mesh *m, uint64_t n);
 void build_wide(mesh *m, uint64_t n);
 void build_tilted(mesh *m, uint64_t n);
