@@ -43,12 +43,19 @@ typedef struct view_score {
 
 void camera_view_score(const kdtree *t, const scene *s, const camera *c, view_score *out);
 
+/* Another ray caster's closest hit (bench/embree_bench.c chooses the same
+ * default view through Embree): the triangle the ray from o along unit d
+ * hits first, or 0xffffffff for none, and its distance in *t. */
+typedef uint32_t (*view_tracer)(void *ctx, const float o[3], const float d[3], float *t);
+void camera_view_score_with(view_tracer trace, void *ctx, const scene *s, const camera *c, view_score *out);
+
 /* Chooses the default camera (docs/builder.md, "Default view"): the
  * framed outside view, unless that shows mostly the scene's bounding box
  * (a closed shell such as a room), in which case the candidate, outside or
  * inside, that sees the most structure.  Keeps fov, width and height; sets
  * eye, target and up.  Returns the chosen view's name. */
 const char *camera_choose_view(const kdtree *t, const scene *s, camera *c);
+const char *camera_choose_view_with(view_tracer trace, void *ctx, const scene *s, camera *c);
 
 /* Rejects NaN/Inf values, eye == target, up parallel to the view direction,
  * fov outside (0, 180), and sizes of zero or above the limits. */

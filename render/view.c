@@ -37,7 +37,32 @@ static int on_box_face(const float p[3], const float lo[3], const float hi[3])
     return 0;
 }
 
+/* The view_tracer of a k-d tree: ctx is its trace_scene. */
+static uint32_t trace_kdtree(void *ctx, const float o[3], const float d[3], float *t)
+{
+    ray r;
+    memcpy(r.o, o, sizeof r.o);
+    memcpy(r.d, d, sizeof r.d);
+    ray_hit h = trace_scene_ray(ctx, &r);
+    *t = h.t;
+    return h.tri;
+}
+
+static trace_scene kdtree_trace_scene(const kdtree *t, const scene *s)
+{
+    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}};
+    memcpy(ts.lo, t->lo, sizeof ts.lo);
+    memcpy(ts.hi, t->hi, sizeof ts.hi);
+    return ts;
+}
+
 void camera_view_score(const kdtree *t, const scene *s, const camera *c, view_score *out)
+{
+    trace_scene ts = kdtree_trace_scene(t, s);
+    camera_view_score_with(trace_kdtree, &ts, s, c, out);
+}
+
+void camera_view_score_with(view_tracer trace, void *ctx, const scene *s, const camera *c, view_score *out)
 {
     memset(out, 0, sizeof *out);
     camera small = *c; /* the same view on a small grid */
@@ -45,21 +70,19 @@ void camera_view_score(const kdtree *t, const scene *s, const camera *c, view_sc
     small.height = VIEW_SAMPLE_H;
     camera_basis basis;
     camera_make_basis(&small, s->lo, s->hi, &basis);
-    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}};
-    memcpy(ts.lo, t->lo, sizeof ts.lo);
-    memcpy(ts.hi, t->hi, sizeof ts.hi);
     uint32_t seen[VIEW_SAMPLE_W * VIEW_SAMPLE_H], n_seen = 0;
     for (uint32_t y = 0; y < VIEW_SAMPLE_H; y++)
         for (uint32_t x = 0; x < VIEW_SAMPLE_W; x++) {
             ray r = camera_ray(&basis, x, y);
-            ray_hit h = trace_scene_ray(&ts, &r);
+            float t;
+            uint32_t tri = trace(ctx, r.o, r.d, &t);
             out->rays++;
-            if (h.tri == RAY_NO_HIT) continue;
+            if (tri == RAY_NO_HIT) continue;
             out->hits++;
             float p[3];
-            for (int a = 0; a < 3; a++) p[a] = r.o[a] + h.t * r.d[a];
+            for (int a = 0; a < 3; a++) p[a] = r.o[a] + t * r.d[a];
             if (on_box_face(p, s->lo, s->hi)) out->on_shell++;
-            else seen[n_seen++] = h.tri;
+            else seen[n_seen++] = tri;
         }
     qsort(seen, n_seen, sizeof *seen, compare_u32);
     for (uint32_t i = 0; i < n_seen; i++) out->structure += i == 0 || seen[i] != seen[i - 1];
@@ -107,10 +130,16 @@ static const char *candidate(const scene *s, int k, camera *c)
 
 const char *camera_choose_view(const kdtree *t, const scene *s, camera *c)
 {
+    trace_scene ts = kdtree_trace_scene(t, s);
+    return camera_choose_view_with(trace_kdtree, &ts, s, c);
+}
+
+const char *camera_choose_view_with(view_tracer trace, void *ctx, const scene *s, camera *c)
+{
     camera best = *c, cand = *c;
     const char *name = candidate(s, 0, &best);
     view_score score;
-    camera_view_score(t, s, &best, &score);
+    camera_view_score_with(trace, ctx, s, &best, &score);
     /* Not a shell: the rays see many distinct triangles, or nothing.  A
      * shell needs volume for the inside views. */
     int has_volume = s->hi[0] > s->lo[0] && s->hi[1] > s->lo[1] && s->hi[2] > s->lo[2];
@@ -121,7 +150,7 @@ const char *camera_choose_view(const kdtree *t, const scene *s, camera *c)
     uint32_t best_structure = score.structure;
     for (int k = 1; k < N_CANDIDATES; k++) {
         const char *n = candidate(s, k, &cand);
-        camera_view_score(t, s, &cand, &score);
+        camera_view_score_with(trace, ctx, s, &cand, &score);
         if (score.structure > best_structure) {
             best = cand;
             best_structure = score.structure;
