@@ -338,42 +338,46 @@ static double seconds_now(void)
  * the node count, the queue's and the shared slots' counters.  If none of
  * them moves for `limit_s` seconds, the kernel is stuck: GPU_BUILD_STALLED
  * with the state in err.  The counters are read on a stream of their own
- * that does not wait for the kernel. */
+ * that does not wait for the kernel; if that reading fails, or limit_s is
+ * not positive (no watchdog), this simply waits for the kernel. */
 static int wait_for_build(cudaEvent_t done, const build_state *dev, double limit_s, char *err, size_t errlen)
 {
     cudaStream_t watch = NULL;
-    CHECK(cudaStreamCreateWithFlags(&watch, cudaStreamNonBlocking), "creating the watchdog's stream");
-    {
-        uint32_t key[7] = {0};
-        double moved = seconds_now();
-        for (unsigned polls = 1;; polls++) {
-            cudaError_t e = cudaEventQuery(done);
-            if (e == cudaSuccess) break;
-            if (e != cudaErrorNotReady) CHECK(e, "running the build kernel");
-            struct timespec pause = {0, 100000}; /* 0.1 ms */
-            nanosleep(&pause, NULL);
-            if (polls % 128) continue;
-            build_state now;
-            CHECK(cudaMemcpyAsync(&now, dev, sizeof now, cudaMemcpyDeviceToHost, watch), "reading the build state");
-            CHECK(cudaStreamSynchronize(watch), "reading the build state");
-            uint32_t k[7] = {now.n_nodes.v, now.pending.v, now.q_head.v, now.q_tail.v, now.s_head.v, now.s_tail.v,
-                             now.refs_out.v};
-            if (memcmp(k, key, sizeof k)) {
-                memcpy(key, k, sizeof k);
-                moved = seconds_now();
-            } else if (seconds_now() - moved > limit_s) {
-                snprintf(err, errlen,
-                         "the build made no progress for %.0f s: %s or the builder is stuck (%u nodes done, %u "
-                         "tasks pending, %d waiting in the global queue; %.1f MiB in live arrays%s); the kernel is "
-                         "left running until this process ends",
-                         limit_s, kda_allocator_name(), now.n_nodes.v, now.pending.v,
-                         (int)(now.q_tail.v - now.q_head.v) > 0 ? (int)(now.q_tail.v - now.q_head.v) : 0,
-                         (double)now.live_bytes / (1 << 20), now.live_bytes ? "" : ", counted in the warm-up build");
-                return GPU_BUILD_STALLED; /* the stream too stays: destroying it could wait */
-            }
+    if (limit_s <= 0 || cudaStreamCreateWithFlags(&watch, cudaStreamNonBlocking) != cudaSuccess) watch = NULL;
+    cudaGetLastError(); /* a failed stream creation is not the build's error */
+    uint32_t key[7] = {0};
+    double moved = seconds_now();
+    for (unsigned polls = 1; watch; polls++) {
+        cudaError_t e = cudaEventQuery(done);
+        if (e == cudaSuccess) break;
+        if (e != cudaErrorNotReady) CHECK(e, "running the build kernel");
+        struct timespec pause = {0, 100000}; /* 0.1 ms */
+        nanosleep(&pause, NULL);
+        if (polls % 128) continue;
+        build_state now;
+        if (cudaMemcpyAsync(&now, dev, sizeof now, cudaMemcpyDeviceToHost, watch) != cudaSuccess ||
+            cudaStreamSynchronize(watch) != cudaSuccess) {
+            cudaGetLastError(); /* no watchdog for this build: just wait */
+            break;
+        }
+        uint32_t k[7] = {now.n_nodes.v, now.pending.v, now.q_head.v, now.q_tail.v, now.s_head.v, now.s_tail.v,
+                         now.refs_out.v};
+        if (memcmp(k, key, sizeof k)) {
+            memcpy(key, k, sizeof k);
+            moved = seconds_now();
+        } else if (seconds_now() - moved > limit_s) {
+            snprintf(err, errlen,
+                     "the build made no progress for %.0f s: %s or the builder is stuck (%u nodes done, %u tasks "
+                     "pending, %d waiting in the global queue; %.1f MiB in live arrays%s); the kernel is left "
+                     "running until this process ends",
+                     limit_s, kda_allocator_name(), now.n_nodes.v, now.pending.v,
+                     (int)(now.q_tail.v - now.q_head.v) > 0 ? (int)(now.q_tail.v - now.q_head.v) : 0,
+                     (double)now.live_bytes / (1 << 20), now.live_bytes ? "" : ", counted in the warm-up build");
+            return GPU_BUILD_STALLED; /* no further CUDA call: the caller ends the process */
         }
     }
-    cudaStreamDestroy(watch);
+    if (watch) cudaStreamDestroy(watch);
+    CHECK(cudaEventSynchronize(done), "running the build kernel");
     return 0;
 fail:
     if (watch) cudaStreamDestroy(watch);
@@ -411,7 +415,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
     build_kernel<<<shape.blocks, shape.threads>>>(p);
     CHECK(cudaGetLastError(), "launching build_kernel");
     CHECK(cudaEventRecord(stop), "cudaEventRecord");
-    rc = wait_for_build(stop, b->state, watchdog_s > 0 ? watchdog_s : 10.0, err, errlen);
+    rc = wait_for_build(stop, b->state, watchdog_s == 0 ? 10.0 : watchdog_s, err, errlen);
     if (rc == GPU_BUILD_STALLED) return rc;
     if (rc) goto fail;
     CHECK(cudaEventElapsedTime(ms, start, stop), "cudaEventElapsedTime");

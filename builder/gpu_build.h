@@ -53,7 +53,7 @@ typedef struct gpu_build_options {
     uint64_t pool_bytes;  /* ... unless this is non-zero */
     uint32_t repeat;      /* timed builds after the warm-up (>= 1) */
     uint32_t queue_capacity; /* first size of the task queue (grown on overflow); 0: from the scene */
-    double watchdog_s;    /* a build that makes no progress this long is stuck; 0: 10 s */
+    double watchdog_s;    /* a build that makes no progress this long is stuck; 0: 10 s; < 0: no watchdog */
 } gpu_build_options;
 
 typedef struct gpu_build_stats {
