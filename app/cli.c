@@ -1,4 +1,5 @@
-/* cli.c - scene loading, option parsing and messages shared by commands. */
+/* cli.c - scene loading, option parsing, JSON values and messages shared
+ * by the kdalloc commands and kdalloc-embree (cli.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -9,11 +10,13 @@
 
 #include "cli.h"
 
+const char *cli_program = "kdalloc";
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("kdalloc: ", stderr);
+    fprintf(stderr, "%s: ", cli_program);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -53,6 +56,16 @@ void cli_json_number(double x)
 {
     if (isfinite(x)) printf("%.6f", x);
     else printf("null");
+}
+
+void cli_json_string(const char *key, const char *text)
+{
+    printf("\"%s\": \"", key);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"' || *p == '\\') putchar('\\');
+        if ((unsigned char)*p >= 0x20) putchar(*p);
+    }
+    printf("\"");
 }
 
 int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)

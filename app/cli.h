@@ -1,4 +1,5 @@
-/* cli.h - pieces shared by the kdalloc commands. */
+/* cli.h - pieces shared by the kdalloc commands and kdalloc-embree
+ * (library kda_cli: scene loading, option parsing, JSON values, messages). */
 #ifndef KDA_CLI_H
 #define KDA_CLI_H
 
@@ -24,18 +25,18 @@ int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_
 /* Prints x as a JSON number on stdout, or null when it is not finite (JSON
  * has no NaN or infinity). */
 void cli_json_number(double x);
+/* Prints "key": "text" on stdout, quotes and backslashes escaped, control
+ * characters dropped. */
+void cli_json_string(const char *key, const char *text);
 
 /* Strict number parsing for option values; they print the error. */
 int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out);
 int cli_parse_float(const char *opt, const char *text, float *out);
 int cli_parse_vec3(const char *opt, const char *text, float out[3]);
 
-/* Prints "kdalloc: <message>" to stderr. */
+/* Prints "<cli_program>: <message>" to stderr. */
 void cli_error(const char *fmt, ...);
-
-/* Whether this binary has the GPU path, and whether a usable GPU is there;
- * when it is not, `why` says so (for the "using the CPU" line). */
-int cli_gpu_available(char *why, size_t why_len);
+extern const char *cli_program; /* "kdalloc" unless a program sets it */
 
 int cmd_build(int argc, char **argv);
 int cmd_render(int argc, char **argv);

@@ -185,16 +185,6 @@ static void json_vec3(const char *key, const float v[3], int scale_log2)
     printf("]");
 }
 
-static void json_string(const char *key, const char *text)
-{
-    printf("\"%s\": \"", key);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"' || *p == '\\') putchar('\\');
-        if ((unsigned char)*p >= 0x20) putchar(*p);
-    }
-    printf("\"");
-}
-
 static int report_validation(FILE *info, const validation *v)
 {
     fprintf(info, "validation: %llu rays, %llu hits, %llu mismatches against brute force\n",
@@ -260,9 +250,9 @@ static void print_json(const render_request *rq, const char *label, const scene 
 {
     const camera *c = &rq->opt.cam;
     printf("{");
-    json_string("scene", label);
+    cli_json_string("scene", label);
     printf(", \"scale_log2\": %d, ", s->scale_log2);
-    json_string("builder", r->builder);
+    cli_json_string("builder", r->builder);
     printf(", \"nodes\": %u, \"refs_per_tri\": ", r->stats.n_nodes);
     cli_json_number(r->stats.refs_per_triangle);
     printf(", \"sah_cost\": ");
@@ -278,13 +268,13 @@ static void print_json(const render_request *rq, const char *label, const scene 
     printf(", \"fov\": ");
     cli_json_number(c->fov_deg);
     printf(", \"width\": %u, \"height\": %u, ", c->width, c->height);
-    json_string("view", view);
+    cli_json_string("view", view);
     printf("}, \"render_ms\": ");
     cli_json_number(ft->ms);
     printf(", \"mrays_per_s\": ");
     cli_json_number(ft->mrays_per_s);
     printf(", ");
-    json_string("output", rq->output);
+    cli_json_string("output", rq->output);
     if (v)
         printf(", \"validation\": {\"rays\": %llu, \"hits\": %llu, \"mismatches\": %llu}",
                (unsigned long long)v->rays, (unsigned long long)v->hits, (unsigned long long)v->mismatches);

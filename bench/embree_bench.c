@@ -3,12 +3,12 @@
  * render`, for bench/compare's side-by-side with kdalloc's GPU figures. */
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "embree_scene.h"
 
 static void usage(FILE *f)
@@ -29,36 +29,12 @@ static void usage(FILE *f)
                "  -h, --help          this help\n");
 }
 
-static void error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "kdalloc-embree: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-}
-
 typedef struct request {
-    const char *path, *generator;
-    uint64_t triangles;
+    scene_source src;
     int medium, high;
     uint32_t repeat, width, height;
     int json;
 } request;
-
-static int parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)
-{
-    char *end;
-    unsigned long long v = text[0] >= '0' && text[0] <= '9' ? strtoull(text, &end, 10) : 0;
-    if (text[0] < '0' || text[0] > '9' || *end || v < min || v > max) {
-        error("%s: '%s' is not a whole number from %llu to %llu", opt, text, (unsigned long long)min,
-              (unsigned long long)max);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
 
 static int parse_args(int argc, char **argv, request *rq)
 {
@@ -73,64 +49,42 @@ static int parse_args(int argc, char **argv, request *rq)
     opterr = 0; /* the messages below say which option was wrong */
     for (int c; (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1;) {
         switch (c) {
-        case OPT_SCENE: rq->generator = optarg; break;
+        case OPT_SCENE: rq->src.generator = optarg; break;
         case OPT_TRIS:
-            if (parse_u64("--triangles", optarg, 1, UINT32_MAX, &rq->triangles)) return -1;
+            if (cli_parse_u64("--triangles", optarg, 1, UINT32_MAX, &rq->src.triangles)) return -1;
             break;
         case OPT_QUALITY:
             rq->medium = !strcmp(optarg, "medium") || !strcmp(optarg, "both");
             rq->high = !strcmp(optarg, "high") || !strcmp(optarg, "both");
             if (!rq->medium && !rq->high) {
-                error("--quality: '%s' is not a quality (medium, high, both)", optarg);
+                cli_error("--quality: '%s' is not a quality (medium, high, both)", optarg);
                 return -1;
             }
             break;
         case OPT_REPEAT:
-            if (parse_u64("--repeat", optarg, 1, 1000, &v)) return -1;
+            if (cli_parse_u64("--repeat", optarg, 1, 1000, &v)) return -1;
             rq->repeat = (uint32_t)v;
             break;
         case OPT_W:
         case OPT_H:
-            if (parse_u64(c == OPT_W ? "--width" : "--height", optarg, 1, CAMERA_MAX_SIDE, &v)) return -1;
+            if (cli_parse_u64(c == OPT_W ? "--width" : "--height", optarg, 1, CAMERA_MAX_SIDE, &v)) return -1;
             *(c == OPT_W ? &rq->width : &rq->height) = (uint32_t)v;
             break;
         case OPT_JSON: rq->json = 1; break;
         case 'h': usage(stdout); exit(0);
-        case ':': error("%s needs a value (see --help)", argv[optind - 1]); return -1;
-        default: error("unknown option '%s' (see --help)", argv[optind - 1]); return -1;
+        case ':': cli_error("%s needs a value (see --help)", argv[optind - 1]); return -1;
+        default: cli_error("unknown option '%s' (see --help)", argv[optind - 1]); return -1;
         }
     }
-    if (optind < argc) rq->path = argv[optind++];
+    if (optind < argc) rq->src.path = argv[optind++];
     if (optind < argc) {
-        error("unexpected argument '%s' (one FILE at most)", argv[optind]);
+        cli_error("unexpected argument '%s' (one FILE at most)", argv[optind]);
         return -1;
     }
-    if (rq->path && rq->generator) {
-        error("give FILE or --scene, not both");
+    if (rq->src.path && rq->src.generator) {
+        cli_error("give FILE or --scene, not both");
         return -1;
     }
-    return 0;
-}
-
-/* As `kdalloc` loads scenes (app/cli.c): the same label, the same scaling. */
-static int load_scene(const request *rq, scene *s, char *label, size_t label_len)
-{
-    char err[512];
-    int rc;
-    if (rq->path) {
-        rc = scene_load(rq->path, s, err, sizeof err);
-        snprintf(label, label_len, "%s", rq->path);
-    } else {
-        const char *name = rq->generator ? rq->generator : scene_generator_names()[0];
-        rc = scene_generate(name, rq->triangles, s, err, sizeof err);
-        snprintf(label, label_len, "%s (built-in)", name);
-    }
-    if (rc) {
-        error("%s", err);
-        return -1;
-    }
-    fprintf(stderr, "scene: %s: %u triangles, %u vertices\n", label, s->n_triangles, s->n_vertices);
-    if (scene_normalize(s)) fprintf(stderr, "scene: coordinates scaled by 2^%d (exact)\n", s->scale_log2);
     return 0;
 }
 
@@ -164,12 +118,12 @@ static int time_builds(embree_scene *e, enum RTCBuildQuality q, uint32_t repeat,
     char err[512];
     double warm;
     if (embree_build(e, q, &warm, err, sizeof err)) {
-        error("%s", err);
+        cli_error("%s", err);
         return -1;
     }
     for (uint32_t i = 0; i < repeat; i++)
         if (embree_build(e, q, &ms[i], err, sizeof err)) {
-            error("%s", err);
+            cli_error("%s", err);
             return -1;
         }
     *out = summarize(ms, repeat);
@@ -185,16 +139,6 @@ static void time_rays(const embree_scene *e, const camera *c, int threads, uint3
     r->cast = summarize(ms, repeat);
 }
 
-static void json_string(const char *key, const char *text)
-{
-    printf("\"%s\": \"", key);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"' || *p == '\\') putchar('\\');
-        if ((unsigned char)*p >= 0x20) putchar(*p);
-    }
-    printf("\"");
-}
-
 static double mrays(const camera *c, double ms)
 {
     return ms > 0.0 ? (double)c->width * c->height / (ms * 1e3) : 0.0;
@@ -204,15 +148,15 @@ static void print_json(const char *label, const scene *s, int threads, const cha
                        const char *view, const request *rq, const result *r)
 {
     printf("{");
-    json_string("scene", label);
+    cli_json_string("scene", label);
     printf(", \"n_tris\": %u, \"threads\": %d, ", s->n_triangles, threads);
-    json_string("embree", version);
+    cli_json_string("embree", version);
     printf(", ");
-    json_string("quality", r->quality);
+    cli_json_string("quality", r->quality);
     printf(", \"build_ms\": %.6f, \"build_ms_min\": %.6f, \"build_ms_max\": %.6f, \"repeat\": %u, ",
            r->build.median, r->build.min, r->build.max, rq->repeat);
     printf("\"width\": %u, \"height\": %u, ", c->width, c->height);
-    json_string("view", view);
+    cli_json_string("view", view);
     printf(", \"rays\": %llu, \"hits\": %llu, \"render_ms\": %.6f, \"render_ms_min\": %.6f, "
            "\"render_ms_max\": %.6f, \"mrays_per_s\": %.6f}\n",
            (unsigned long long)c->width * c->height, (unsigned long long)r->hits, r->cast.median, r->cast.min,
@@ -233,6 +177,7 @@ static void print_table(const camera *c, const request *rq, const result *r)
 
 int main(int argc, char **argv)
 {
+    cli_program = "kdalloc-embree";
     request rq = {.repeat = 5, .width = 1280, .height = 720};
     if (parse_args(argc, argv, &rq)) return 2;
     if (!rq.medium && !rq.high) rq.medium = 1;
@@ -241,10 +186,10 @@ int main(int argc, char **argv)
     camera cam = {{0, 0, 0}, {0, 0, 0}, {0, 1, 0}, 50.0f, rq.width, rq.height};
     char err[512], label[512], version[32];
     scene s;
-    if (load_scene(&rq, &s, label, sizeof label)) return 1;
+    if (cli_load_scene(&rq.src, &s, label, sizeof label)) return 1;
     camera_frame(s.lo, s.hi, &cam);
     if (camera_check(&cam, err, sizeof err)) {
-        error("%s", err);
+        cli_error("%s", err);
         scene_free(&s);
         return 2;
     }
@@ -252,14 +197,14 @@ int main(int argc, char **argv)
     int threads = cores < 1 ? 1 : (cores > 256 ? 256 : (int)cores);
     embree_scene e;
     if (embree_open(&e, &s, err, sizeof err)) {
-        error("%s", err);
+        cli_error("%s", err);
         scene_free(&s);
         return 1;
     }
     embree_version(&e, version, sizeof version);
     double *ms = malloc(rq.repeat * sizeof *ms);
     if (!ms) {
-        error("out of memory");
+        cli_error("out of memory");
         embree_close(&e);
         scene_free(&s);
         return 1;
