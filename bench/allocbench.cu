@@ -353,11 +353,13 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: kdalloc-allocbench --test TEST [--pool-bytes N] [--header] [--requesters N] [--size S]\n"
+            "                          [--seconds T]\n"
             "  the paper's tests:  ad acd-size acd-pool acd-iters p warps regs frag\n"
             "  the survey's tests: live-warp live-thread mixed exhaustion (bench/survey.cu);\n"
             "                      --requesters and --size pick one point of their sweep\n"
             "  soak: 10^8 random allocations and frees, every block pattern-checked, then the\n"
-            "        pool's capacity for 1 KiB blocks against a fresh pool's (--requesters: threads)\n");
+            "        pool's capacity for 16 KiB blocks against a fresh pool's (--requesters: threads;\n"
+            "        --seconds: stop sooner, default 600; the row says how many were reached)\n");
     exit(2);
 }
 
@@ -382,7 +384,7 @@ static unsigned long long positive(const char *flag, const char *text, unsigned 
 int main(int argc, char **argv)
 {
     const char *test = NULL;
-    unsigned long long pool_bytes = 0, requesters = 0, size = 0;
+    unsigned long long pool_bytes = 0, requesters = 0, size = 0, seconds = 0;
     int header = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--test") && i + 1 < argc) test = argv[++i];
@@ -396,6 +398,8 @@ int main(int argc, char **argv)
             requesters = positive("--requesters", argv[++i], 1u << 26);
         } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
             size = positive("--size", argv[++i], 1u << 30);
+        } else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
+            seconds = positive("--seconds", argv[++i], 86400);
         } else if (!strcmp(argv[i], "--header")) header = 1;
         else usage();
     }
@@ -418,11 +422,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "kdalloc-allocbench: %s\n", err);
             return 1;
         }
-        survey_run(&pool, test, (uint32_t)requesters, (uint32_t)size);
+        survey_run(&pool, test, (uint32_t)requesters, (uint32_t)size, seconds ? (unsigned)seconds : 600);
         kda_pool_destroy(&pool);
         return 0;
     }
-    if (requesters || size) usage();
+    if (requesters || size || seconds) usage();
     if (!pool_bytes) pool_bytes = 2ull << 30; /* the paper's 2 GB heap */
     if (header) printf("test,allocator,blocks,warps,payload,iterations,pool_bytes,ms,failures\n");
     if (!strcmp(test, "regs")) {

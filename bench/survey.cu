@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "alloc.h"
 #include "bench_util.cuh"
@@ -304,17 +305,20 @@ static void exhaustion(survey *s, uint32_t size)
     cudaFree(sizes);
 }
 
-/* The soak: launches of sv_soak until at least `target` allocations, then
- * the pool's capacity for 1 KiB blocks against a fresh pool's (a block lost
- * by the allocator would lower it).  One CSV row. */
-static void soak(survey *s, uint32_t threads, unsigned long long target)
+/* The soak: launches of sv_soak, `iters` steps per thread each, until at
+ * least `target` allocations or `seconds` have passed (the row says how many
+ * were reached).  Before and after, the pool's capacity for 16 KiB blocks:
+ * a block lost by the allocator would lower it.  16 KiB rather than 1 KiB so
+ * that the check is the survey's exhaustion count (2^18 blocks of a 4 GiB
+ * pool), which the walking allocators finish in seconds.  One CSV row. */
+static void soak(survey *s, uint32_t threads, unsigned long long target, unsigned seconds)
 {
     if (!KDA_ALLOC_FREES) {
         printf("soak,%s,skipped: it frees no single blocks\n", kda_allocator_name());
         return;
     }
-    const uint32_t iters = 800;
-    unsigned long long capacity = s->pool->heap.bytes / 1024 + 1, *counts, c[4], total[4] = {0};
+    const uint32_t iters = 32, check_size = 16384;
+    unsigned long long capacity = s->pool->heap.bytes / check_size + 1, *counts, c[4], total[4] = {0};
     void **list;
     uint32_t *sizes;
     uint64_t bytes;
@@ -322,9 +326,10 @@ static void soak(survey *s, uint32_t threads, unsigned long long target)
     CUDA(cudaMalloc(&sizes, capacity * sizeof *sizes), "allocating the block list");
     CUDA(cudaMalloc(&counts, sizeof c), "cudaMalloc");
     reset(s);
-    unsigned long long fresh = exhaust_round(s, 1024, list, sizes, capacity, &bytes, &total[2]);
+    unsigned long long fresh = exhaust_round(s, check_size, list, sizes, capacity, &bytes, &total[2]);
+    time_t start = time(NULL);
     cudaEventRecord(s->e[0]);
-    for (uint32_t seed = 1; total[0] < target; seed++) {
+    for (uint32_t seed = 1; total[0] < target && difftime(time(NULL), start) < seconds; seed++) {
         CUDA(cudaMemset(counts, 0, sizeof c), "cudaMemset");
         sv_soak<<<(threads + THREADS - 1) / THREADS, THREADS>>>(s->pool->heap, iters, seed, counts);
         CUDA(cudaGetLastError(), "launching the soak kernel");
@@ -335,7 +340,7 @@ static void soak(survey *s, uint32_t threads, unsigned long long target)
     cudaEventSynchronize(s->e[1]);
     float ms = 0;
     cudaEventElapsedTime(&ms, s->e[0], s->e[1]);
-    unsigned long long after = exhaust_round(s, 1024, list, sizes, capacity, &bytes, &total[2]);
+    unsigned long long after = exhaust_round(s, check_size, list, sizes, capacity, &bytes, &total[2]);
     printf("soak,%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%.1f\n", kda_allocator_name(), threads, total[0], total[1],
            total[2], total[3], fresh, after, ms);
     fflush(stdout);
@@ -344,7 +349,7 @@ static void soak(survey *s, uint32_t threads, unsigned long long target)
     cudaFree(sizes);
 }
 
-int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t size)
+int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t size, unsigned seconds)
 {
     static const uint32_t counts[] = {10000, 100000, 1000000};
     static const uint32_t warp_sizes[] = {16, 64, 256, 1024, 4096, 8192};
@@ -368,7 +373,7 @@ int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t s
             for (size_t k = 0; k < n_sizes; k++)
                 live(&s, test, requesters ? requesters : counts[c], size ? size : sizes[k], per_warp);
     } else if (!strcmp(test, "soak")) {
-        soak(&s, requesters ? requesters : s.blocks_full / 2 * THREADS, 100000000ull);
+        soak(&s, requesters ? requesters : s.blocks_full / 2 * THREADS, 100000000ull, seconds);
     } else if (!strcmp(test, "mixed")) {
         live(&s, test, requesters ? requesters : 1000000, 0, 0);
     } else {

@@ -6,10 +6,10 @@
 
 #include "alloc.h"
 
-/* Runs test live-warp, live-thread, mixed or exhaustion on `pool`:
+/* Runs test live-warp, live-thread, mixed, exhaustion or soak on `pool`:
  * `requesters` and `size` pick one point of the sweep (0: all of it; size 0
- * in exhaustion: 1 KiB, then mixed sizes).  CSV rows on stdout; -1 for an
- * unknown test. */
-int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t size);
+ * in exhaustion: 1 KiB, then mixed sizes); `seconds` bounds the soak.  CSV
+ * rows on stdout; -1 for an unknown test. */
+int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t size, unsigned seconds);
 
 #endif
