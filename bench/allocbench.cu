@@ -358,7 +358,7 @@ static void usage(void)
             "  the survey's tests: live-warp live-thread mixed exhaustion (bench/survey.cu);\n"
             "                      --requesters and --size pick one point of their sweep\n"
             "  soak: 10^8 random allocations and frees, every block pattern-checked, then the\n"
-            "        pool's capacity for 16 KiB blocks against a fresh pool's (--requesters: threads;\n"
+            "        allocator's state (or capacity) against a fresh pool's (--requesters: threads;\n"
             "        --seconds: stop sooner, default 600; the row says how many were reached)\n");
     exit(2);
 }
@@ -412,7 +412,7 @@ int main(int argc, char **argv)
             return 2;
         }
         if (header && !strcmp(test, "soak"))
-            printf("test,allocator,threads,allocations,nulls,mismatches,misplaced,capacity_fresh,capacity_after,ms\n");
+            printf("test,allocator,threads,allocations,nulls,mismatches,misplaced,check,fresh,after,well_formed,ms\n");
         else if (header && strcmp(test, "exhaustion"))
             printf("test,allocator,requesters,size,malloc_ms,free_ms,nulls,mismatches,pool_bytes\n");
         else if (header)

@@ -305,28 +305,76 @@ static void exhaustion(survey *s, uint32_t size)
     cudaFree(sizes);
 }
 
+/* The soak's last check: that the allocator lost no block.  It reads the
+ * allocator's own state where it can: the circular allocators' chunk list,
+ * walked in a copy of the pool (the payload bytes in used chunks: 0 when
+ * every block came back, and the list must be well formed); the free bytes
+ * that ScatterAlloc, Halloc and CountedBump report from a copy of their
+ * state.  For CUDA's malloc, whose state is hidden, the pool's capacity for
+ * 16 KiB blocks.  The soak prints the measure's name, and its value on the
+ * fresh pool and after the soak. */
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#define SOAK_CHECK "used bytes in the chunk list"
+static unsigned long long soak_check(survey *s, int *well_formed)
+{
+    const kda_heap *h = &s->pool->heap;
+    unsigned char *copy = (unsigned char *)malloc(h->bytes);
+    if (!copy) bench_die("out of host memory for a copy of the pool", cudaErrorMemoryAllocation);
+    CUDA(cudaMemcpy(copy, h->base, h->bytes, cudaMemcpyDeviceToHost), "copying the pool");
+    kda_scan scan;
+    kda_scan_circular(copy, h, &scan, NULL, NULL);
+    free(copy);
+    *well_formed = scan.well_formed;
+    return scan.used_bytes;
+}
+#elif defined(KDA_ALLOC_HAS_SPACE)
+#define SOAK_CHECK "free bytes in the state"
+static unsigned long long soak_check(survey *s, int *well_formed)
+{
+    unsigned char *state = (unsigned char *)malloc(s->pool->state_bytes);
+    if (!state) bench_die("out of host memory for a copy of the state", cudaErrorMemoryAllocation);
+    CUDA(cudaMemcpy(state, s->pool->state, s->pool->state_bytes, cudaMemcpyDeviceToHost), "copying the state");
+    kda_heap view = s->pool->heap;
+    view.meta = state;
+    uint64_t free_bytes, largest;
+    kda_alloc_space(&view, &free_bytes, &largest);
+    free(state);
+    *well_formed = 1;
+    return free_bytes;
+}
+#else
+#define SOAK_CHECK "16 KiB blocks the pool holds"
+static unsigned long long soak_check(survey *s, int *well_formed)
+{
+    unsigned long long capacity = s->pool->heap.bytes / 16384 + 1, bad = 0;
+    void **list;
+    uint32_t *sizes;
+    uint64_t bytes;
+    CUDA(cudaMalloc(&list, capacity * sizeof *list), "allocating the block list");
+    CUDA(cudaMalloc(&sizes, capacity * sizeof *sizes), "allocating the block list");
+    unsigned long long n = exhaust_round(s, 16384, list, sizes, capacity, &bytes, &bad);
+    cudaFree(list);
+    cudaFree(sizes);
+    *well_formed = bad == 0;
+    return n;
+}
+#endif
+
 /* The soak: launches of sv_soak, `iters` steps per thread each, until at
  * least `target` allocations or `seconds` have passed (the row says how many
- * were reached).  Before and after, the pool's capacity for 16 KiB blocks:
- * a block lost by the allocator would lower it.  16 KiB rather than 1 KiB so
- * that the check is the survey's exhaustion count (2^18 blocks of a 4 GiB
- * pool), which the walking allocators finish in seconds.  One CSV row. */
+ * were reached), between two soak_checks.  One CSV row. */
 static void soak(survey *s, uint32_t threads, unsigned long long target, unsigned seconds)
 {
     if (!KDA_ALLOC_FREES) {
         printf("soak,%s,skipped: it frees no single blocks\n", kda_allocator_name());
         return;
     }
-    const uint32_t iters = 32, check_size = 16384;
-    unsigned long long capacity = s->pool->heap.bytes / check_size + 1, *counts, c[4], total[4] = {0};
-    void **list;
-    uint32_t *sizes;
-    uint64_t bytes;
-    CUDA(cudaMalloc(&list, capacity * sizeof *list), "allocating the block list");
-    CUDA(cudaMalloc(&sizes, capacity * sizeof *sizes), "allocating the block list");
+    const uint32_t iters = 32;
+    unsigned long long *counts, c[4], total[4] = {0};
     CUDA(cudaMalloc(&counts, sizeof c), "cudaMalloc");
     reset(s);
-    unsigned long long fresh = exhaust_round(s, check_size, list, sizes, capacity, &bytes, &total[2]);
+    int fresh_ok, after_ok;
+    unsigned long long fresh = soak_check(s, &fresh_ok);
     time_t start = time(NULL);
     cudaEventRecord(s->e[0]);
     for (uint32_t seed = 1; total[0] < target && difftime(time(NULL), start) < seconds; seed++) {
@@ -340,13 +388,11 @@ static void soak(survey *s, uint32_t threads, unsigned long long target, unsigne
     cudaEventSynchronize(s->e[1]);
     float ms = 0;
     cudaEventElapsedTime(&ms, s->e[0], s->e[1]);
-    unsigned long long after = exhaust_round(s, check_size, list, sizes, capacity, &bytes, &total[2]);
-    printf("soak,%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%.1f\n", kda_allocator_name(), threads, total[0], total[1],
-           total[2], total[3], fresh, after, ms);
+    unsigned long long after = soak_check(s, &after_ok);
+    printf("soak,%s,%u,%llu,%llu,%llu,%llu,%s,%llu,%llu,%s,%.1f\n", kda_allocator_name(), threads, total[0],
+           total[1], total[2], total[3], SOAK_CHECK, fresh, after, fresh_ok && after_ok ? "yes" : "no", ms);
     fflush(stdout);
     cudaFree(counts);
-    cudaFree(list);
-    cudaFree(sizes);
 }
 
 int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t size, unsigned seconds)
