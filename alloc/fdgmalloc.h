@@ -32,6 +32,10 @@
  *     GPUs since Volta, lanes of one warp that diverged can call at the
  *     same time, which the 2013 SIMD model ruled out.  It is never
  *     contended by other warps.
+ *   - For the same reason "end" takes the header out of its slot with a
+ *     CAS: diverged groups of one warp each have a highest lane, and two of
+ *     them ending at once freed every block twice (an illegal address in
+ *     the survey's live-thread test at 10^6 threads on an H200).
  */
 #ifndef KDA_FDGMALLOC_H
 #define KDA_FDGMALLOC_H
@@ -149,9 +153,12 @@ KDA_FN unsigned char *fdg_serve(const kda_heap *h, uint32_t slot, uint64_t total
 /* "end": gives back every block the warp registered, its lists and header. */
 KDA_FN void fdg_end(const kda_heap *h, uint32_t slot)
 {
-    fdg_warp *w = *fdg_cell(h, slot);
-    if (!w) return;
-    *fdg_cell(h, slot) = NULL;
+    /* Claimed with a CAS: lanes of one warp that diverged can each reach
+     * their end with a different highest lane, and only one may free. */
+    uint64_t *cell = (uint64_t *)fdg_cell(h, slot);
+    uint64_t seen = *(volatile uint64_t *)cell;
+    if (!seen || kda_cas64(cell, seen, 0) != seen) return;
+    fdg_warp *w = (fdg_warp *)(uintptr_t)seen;
     for (void **list = w->list; list;) {
         void **previous = (void **)list[0];
         for (uint32_t i = 1; i <= (list == w->list ? w->count : FDG_LIST); i++) kda_sys_free(list[i]);
