@@ -222,6 +222,35 @@ Test(cli, bad_repeat)
     expect_usage_error(KDALLOC("build", "--repeat", "0"), "--repeat", "build --repeat 0");
 }
 
+#ifdef KDALLOC_ALLOCBENCH_EXE
+/* kdalloc-allocbench's survey tests and soak: a bad count, a size over the
+ * pool or a bad time limit is one line on stderr and exit 2, before any
+ * GPU is touched (so this runs without one). */
+#define ALLOCBENCH(...) run_exe(KDALLOC_ALLOCBENCH_EXE, (const char *const[]){__VA_ARGS__, NULL})
+
+static void expect_one_line_error(run_result r, const char *cause, const char *what)
+{
+    expect_status(&r, 2, what);
+    expect_contains(r.err, cause, what);
+    const char *newline = strchr(r.err, '\n');
+    cr_expect(newline && newline[1] == '\0', "%s: want one line, got:\n%s", what, r.err);
+    cr_expect_str_empty(r.out, "%s: nothing on stdout", what);
+    run_result_free(&r);
+}
+
+Test(cli, allocbench_bad_arguments)
+{
+    expect_one_line_error(ALLOCBENCH("--test", "live-warp", "--requesters", "0"), "--requesters", "N = 0");
+    expect_one_line_error(ALLOCBENCH("--test", "live-thread", "--requesters", "-5"), "--requesters", "N = -5");
+    expect_one_line_error(ALLOCBENCH("--test", "mixed", "--size", "8192", "--pool-bytes", "4096"),
+                          "larger than the pool", "a size over the pool");
+    expect_one_line_error(ALLOCBENCH("--test", "soak", "--seconds", "0"), "--seconds", "--seconds 0");
+    expect_one_line_error(ALLOCBENCH("--test", "soak", "--seconds", "soon"), "--seconds", "--seconds soon");
+    expect_usage_error(ALLOCBENCH("--test", "ad", "--seconds", "5"), "usage: kdalloc-allocbench",
+                       "--seconds outside the survey's tests");
+}
+#endif
+
 Test(cli, render_needs_an_output)
 {
     expect_usage_error(KDALLOC("render", "--cpu", TEAPOT), "-o", "render without -o");
