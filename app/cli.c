@@ -68,6 +68,24 @@ void cli_json_string(const char *key, const char *text)
     printf("\"");
 }
 
+int cli_scene_positional(scene_source *src, int argc, char **argv, int first)
+{
+    if (first < argc) src->path = argv[first++];
+    if (first < argc) {
+        cli_error("unexpected argument '%s' (one scene file at most)", argv[first]);
+        return -1;
+    }
+    if (src->path && src->generator) {
+        cli_error("give a scene FILE or --scene NAME, not both");
+        return -1;
+    }
+    if (src->triangles && src->path) {
+        cli_error("--triangles sizes a built-in scene; it does not apply to %s", src->path);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
     char *end;

@@ -21,6 +21,10 @@ typedef struct scene_source {
  * extremes is scaled by scene_normalize, saying so.  Returns 0 or -1 after
  * printing the error. */
 int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_len);
+/* Takes the optional scene FILE from argv[first..] and checks it against
+ * --scene and --triangles; -1 (error printed) on extra arguments or a
+ * clash. */
+int cli_scene_positional(scene_source *src, int argc, char **argv, int first);
 
 /* Prints x as a JSON number on stdout, or null when it is not finite (JSON
  * has no NaN or infinity). */

@@ -79,24 +79,6 @@ int tree_source_option(tree_source *ts, int c, const char *arg)
     }
 }
 
-int tree_source_positional(tree_source *ts, int argc, char **argv, int first)
-{
-    if (first < argc) ts->scene.path = argv[first++];
-    if (first < argc) {
-        cli_error("unexpected argument '%s' (one scene file at most)", argv[first]);
-        return -1;
-    }
-    if (ts->scene.path && ts->scene.generator) {
-        cli_error("give a scene FILE or --scene NAME, not both");
-        return -1;
-    }
-    if (ts->scene.triangles && ts->scene.path) {
-        cli_error("--triangles sizes a built-in scene; it does not apply to %s", ts->scene.path);
-        return -1;
-    }
-    return 0;
-}
-
 static int build_cpu(const scene *s, tree_result *r)
 {
     char err[CLI_ERR];

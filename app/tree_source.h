@@ -47,8 +47,6 @@ void tree_source_usage(FILE *f);
 /* Handles option c: 1 when it was a shared option, 0 when not, -1 on a bad
  * value (the error is printed). */
 int tree_source_option(tree_source *ts, int c, const char *arg);
-/* Takes the optional FILE argument; -1 (error printed) on extra arguments. */
-int tree_source_positional(tree_source *ts, int argc, char **argv, int first);
 
 /* Builds with the chosen device; prints which one it used to stderr.
  * Returns 0, or -1 after printing the error. */

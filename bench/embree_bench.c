@@ -76,16 +76,7 @@ static int parse_args(int argc, char **argv, request *rq)
         default: cli_error("unknown option '%s' (see --help)", argv[optind - 1]); return -1;
         }
     }
-    if (optind < argc) rq->src.path = argv[optind++];
-    if (optind < argc) {
-        cli_error("unexpected argument '%s' (one FILE at most)", argv[optind]);
-        return -1;
-    }
-    if (rq->src.path && rq->src.generator) {
-        cli_error("give FILE or --scene, not both");
-        return -1;
-    }
-    return 0;
+    return cli_scene_positional(&rq->src, argc, argv, optind);
 }
 
 typedef struct timing {

@@ -197,7 +197,9 @@ Test(embree, bad_options_are_clear_errors)
                                            {"--width", "--width needs a value"},
                                            {"--frobnicate", "unknown option '--frobnicate'"},
                                            {"--scene nonesuch", "nonesuch"},
-                                           {"a.obj b.obj", "unexpected argument 'b.obj'"}};
+                                           {"a.obj b.obj", "unexpected argument 'b.obj'"},
+                                           {"--scene spheres a.obj", "not both"},
+                                           {"--triangles 100 a.obj", "does not apply to a.obj"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run_result r;
         run(cases[i][0], &r);
