@@ -296,14 +296,6 @@ static void test_frag(bench *b)
  * external, after the frees: 1 - the largest block one request could get
  * / the free bytes (kda_alloc_space).  "chunks" is the count of blocks
  * that the internal measure read. */
-/* A heap whose state is a host copy of the device pool's. */
-static void copy_state(const bench *b, unsigned char *state, kda_heap *view)
-{
-    CUDA(cudaMemcpy(state, b->pool.state, b->pool.state_bytes, cudaMemcpyDeviceToHost), "copying the state");
-    *view = b->pool.heap;
-    view->meta = state;
-}
-
 static void test_frag(bench *b)
 {
     void **held;
@@ -321,7 +313,7 @@ static void test_frag(bench *b)
         CUDA(cudaGetLastError(), "launching the allocation kernel");
         CUDA(cudaDeviceSynchronize(), "running the allocation kernel");
         kda_heap view;
-        copy_state(b, state, &view);
+        bench_state_view(&b->pool, state, &view);
         CUDA(cudaMemcpy(ptrs, held, warps * sizeof *ptrs, cudaMemcpyDeviceToHost), "copying the blocks");
         double internal = 0.0;
         uint64_t counted = 0;
@@ -336,7 +328,7 @@ static void test_frag(bench *b)
         release_kernel<<<b->blocks, THREADS>>>(b->pool.heap, held);
         CUDA(cudaGetLastError(), "launching the free kernel");
         CUDA(cudaDeviceSynchronize(), "running the free kernel");
-        copy_state(b, state, &view);
+        bench_state_view(&b->pool, state, &view);
         uint64_t free_bytes, largest;
         kda_alloc_space(&view, &free_bytes, &largest);
         double external = free_bytes ? 1.0 - (double)largest / (double)free_bytes : 0.0;

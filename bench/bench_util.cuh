@@ -47,4 +47,14 @@ static inline void stats_reset(void) {}
 static inline void stats_print(const char *test, uint32_t payload) { (void)test, (void)payload; }
 #endif
 
+/* Copies the device pool's allocator state (pool->state_bytes) into `state`
+ * and makes *view a heap that reads it: for the host-side measures of an
+ * allocator's state (kda_alloc_space, kda_alloc_block_bytes). */
+static inline void bench_state_view(const kda_pool *pool, unsigned char *state, kda_heap *view)
+{
+    CUDA(cudaMemcpy(state, pool->state, pool->state_bytes, cudaMemcpyDeviceToHost), "copying the state");
+    *view = pool->heap;
+    view->meta = state;
+}
+
 #endif

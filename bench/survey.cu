@@ -333,9 +333,8 @@ static unsigned long long soak_check(survey *s, int *well_formed)
 {
     unsigned char *state = (unsigned char *)malloc(s->pool->state_bytes);
     if (!state) bench_die("out of host memory for a copy of the state", cudaErrorMemoryAllocation);
-    CUDA(cudaMemcpy(state, s->pool->state, s->pool->state_bytes, cudaMemcpyDeviceToHost), "copying the state");
-    kda_heap view = s->pool->heap;
-    view.meta = state;
+    kda_heap view;
+    bench_state_view(s->pool, state, &view);
     uint64_t free_bytes, largest;
     kda_alloc_space(&view, &free_bytes, &largest);
     free(state);
