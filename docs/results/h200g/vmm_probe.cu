@@ -89,9 +89,24 @@ int main(int argc, char **argv)
     access.location = prop.location;
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     CUmemGenericAllocationHandle h0;
+    t = now_ms();
     CU(cuMemCreate(&h0, gran, &prop, 0));
     CU(cuMemMap(va, gran, 0, h0, 0));
+    double m = now_ms();
     CU(cuMemSetAccess(va, gran, &access, 1));
+    printf("no kernel running: the first granule mapped in %.3f ms (cuMemSetAccess %.3f ms)\n", now_ms() - t, now_ms() - m);
+    { /* the same for 64 granules at the far end of the range, idle, then unmapped again */
+        CUmemGenericAllocationHandle hx;
+        CUdeviceptr at = va + reserve - 64 * gran;
+        t = now_ms();
+        CU(cuMemCreate(&hx, 64 * gran, &prop, 0));
+        CU(cuMemMap(at, 64 * gran, 0, hx, 0));
+        m = now_ms();
+        CU(cuMemSetAccess(at, 64 * gran, &access, 1));
+        printf("no kernel running: 64 granules mapped in %.3f ms (cuMemSetAccess %.3f ms)\n", now_ms() - t, now_ms() - m);
+        CU(cuMemUnmap(at, 64 * gran));
+        CU(cuMemRelease(hx));
+    }
 
     unsigned *flags;
     RT(cudaHostAlloc((void **)&flags, 2 * sizeof(unsigned), cudaHostAllocMapped));
