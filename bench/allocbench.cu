@@ -291,7 +291,7 @@ static void test_frag(bench *b)
     free(copy);
 }
 #elif defined(KDA_ALLOC_HAS_SPACE)
-/* ScatterAlloc, Halloc: the same measures from a copy of their state.
+/* ScatterAlloc, Halloc, CountedBump: the same measures from a copy of their state.
  * Internal: of the blocks held, (bytes serving it - request) / bytes;
  * external, after the frees: 1 - the largest block one request could get
  * / the free bytes (kda_alloc_space).  "chunks" is the count of blocks
