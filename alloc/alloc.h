@@ -19,7 +19,12 @@
  * Host side (any C file):
  *   kda_pool_create   a pool of device memory (cudaMalloc) laid out for the
  *                     allocator; kda_pool_reset frees everything in it again
- *   kda_host_pool_create  the same in host memory, for CPU threads (tests)
+ *   kda_pool_create_growable  a pool that grows in place: an address range
+ *                     is reserved, a start is mapped, and kda_pool_grow maps
+ *                     more at its end, which the allocator takes in while no
+ *                     thread allocates (nothing moves: every block stays put)
+ *   kda_host_pool_create(_growable)  the same in host memory, for CPU
+ *                     threads (tests)
  *
  * Device side (CUDA files; host threads get the same functions):
  *   void *kda_malloc(const kda_heap *h, uint64_t size)
@@ -51,6 +56,9 @@
 extern "C" {
 #endif
 
+/* Mappings a growable device pool may have (the builder doubles it: ~40). */
+#define KDA_POOL_MAX_MAPS 64
+
 typedef struct kda_pool {
     kda_heap heap;     /* what kernels and threads allocate from */
     kda_layout layout; /* circular allocators: the pre-split layout */
@@ -59,6 +67,15 @@ typedef struct kda_pool {
     uint64_t state_bytes, clear_bytes; /* its size; how much a reset zeroes */
     uint64_t reset_items;              /* kda_alloc_reset_item calls per reset */
     uint64_t sys_heap_bytes;           /* the system allocator's share (CUDA's device heap) */
+    /* Growable pools only (limit_bytes != 0): heap.bytes is what is mapped
+     * now, start_bytes what every reset maps again, limit_bytes the most
+     * it may grow to (the reserved range, or less where the allocator
+     * cannot address more). */
+    uint64_t start_bytes, limit_bytes;
+    uint64_t granule;                  /* the mapping granularity */
+    uint64_t map_ends[KDA_POOL_MAX_MAPS]; /* device: where each mapping ends */
+    uint32_t n_maps;
+    uint32_t n_sms;                    /* host: the n_sms it was planned for */
 } kda_pool;
 
 /* Name of the allocator compiled in, as the paper writes it ("CMalloc"). */
@@ -70,6 +87,9 @@ int kda_allocator_frees(void);
 int kda_allocator_builds(const char **why);
 /* The smallest pool it accepts, in bytes (0: any). */
 uint64_t kda_allocator_min_pool(void);
+/* Whether its pool can grow in place (kda_pool_create_growable); if not,
+ * *why says why. */
+int kda_allocator_grows(const char **why);
 /* Every allocator of this build's list (CMake's KDA_ALLOCATORS), as
  * "atomic awmalloc ..."; the one compiled in is kda_allocator_id(). */
 const char *kda_allocator_list(void);
@@ -83,6 +103,20 @@ int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
 int kda_pool_reset(kda_pool *pool, char *err, size_t errlen);
 void kda_pool_destroy(kda_pool *pool);
 
+/* A growable device pool: `limit` bytes of addresses are reserved (less
+ * where the allocator addresses less: pool->limit_bytes says), `start`
+ * bytes mapped (rounded up to the mapping granularity).  kda_pool_reset
+ * unmaps what grew and lays the start out again.  -1 with a message where
+ * the allocator cannot grow (kda_allocator_grows) or the driver refuses. */
+int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char *err, size_t errlen);
+/* Maps the pool up to at least `bytes` (rounded up to the granularity,
+ * capped at limit_bytes) and has the allocator take the new memory in.
+ * No kernel may use the pool meanwhile (the allocator takes the memory in
+ * on the default stream, before the kernels launched after the call).
+ * -1 with a message when the limit
+ * is reached or the GPU has no memory left (nothing changed then). */
+int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
+
 /* Host pool for CPU threads; `n_sms` plays the number of multiprocessors
  * for the multi variants (each thread says which it is on with
  * kda_host_set_sm, and which warp it plays with kda_host_set_warp).  Not
@@ -90,6 +124,11 @@ void kda_pool_destroy(kda_pool *pool);
 int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen);
 void kda_host_pool_reset(kda_pool *pool);
 void kda_host_pool_destroy(kda_pool *pool);
+/* The same growth in host memory: the range is reserved with mmap and
+ * opened page by page with mprotect. */
+int kda_host_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, uint32_t n_sms, char *err,
+                                  size_t errlen);
+int kda_host_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
 
 /* Computes the pre-split layout of a circular pool of `units` units with
  * `n_heaps` heaps; -1 when the pool is too small for them. */
@@ -140,6 +179,16 @@ void kda_scan_circular(const void *pool_copy, const kda_heap *h, kda_scan *out,
  *   void kda_alloc_reset_finish(h, layout)         (KDA_FN)
  *        a reset runs item i = 0 .. reset_items-1 (in parallel on the
  *        GPU), then zeroes the state's first clear_bytes, then finish.
+ *        For a growable pool (pool->limit_bytes set before the call) it
+ *        lowers limit_bytes to what the allocator can address, and lays
+ *        its state out for that much.
+ * An allocator whose pool can grow in place defines KDA_ALLOC_GROWS 1 and
+ *   void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes)       (host)
+ *        the descriptor of the same pool grown to `bytes`;
+ *   void kda_alloc_grow(const kda_heap *before, const kda_heap *after)  (KDA_FN)
+ *        run by one thread while no other uses the allocator: takes the
+ *        memory between the two sizes in (a free chunk, a higher limit).
+ * The others define KDA_ALLOC_NO_GROW_WHY, a phrase saying why not.
  * An allocator with a per-warp clean-up also defines KDA_ALLOC_WARP_DONE
  * and kda_warp_done (below); the others get the empty one.
  * ------------------------------------------------------------------------ */
@@ -155,6 +204,12 @@ void kda_scan_circular(const void *pool_copy, const kda_heap *h, kda_scan *out,
  * them all at once here (its "tidy up"), every other allocator does
  * nothing.  Benchmarks call it where the paper's FDGMalloc tests did. */
 KDA_FN void kda_warp_done(const kda_heap *h) { (void)h; }
+#endif
+
+#ifndef KDA_ALLOC_GROWS
+#define KDA_ALLOC_GROWS 0
+KDA_FN void kda_alloc_grow(const kda_heap *before, const kda_heap *after) { (void)before, (void)after; }
+static inline void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes) { (void)h, (void)bytes; }
 #endif
 
 #ifdef __CUDACC__

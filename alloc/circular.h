@@ -175,6 +175,10 @@ KDA_FN int circ_is_home(const kda_heap *h, uint32_t unit, int multi)
     return (unit < h->n_heaps * h->heap_units && unit % h->heap_units == 0) || unit == circ_home(h, h->n_offsets);
 }
 
+/* Where the last growth's free chunk starts, 0: none (circ_grow); the entry
+ * after the offsets. */
+KDA_FN uint32_t *circ_grown_at(const kda_heap *h, int multi) { return &h->offsets[h->n_offsets + (multi ? 1u : 0u)]; }
+
 /* ---- the pre-split layout (layout.c): heaps, remainder, end marker ----
  * Chunk i (0-based) of a heap is C(i+1) = R / 2^floor(log2(i+1)) units:
  * level l holds 2^l chunks of R/2^l. */
@@ -206,6 +210,33 @@ KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused, 
         circ_write_header(h, circ_layout_end(l), KDA_STATE_FREE, l->units - 1, fused);
     circ_write_header(h, l->units - 1, KDA_STATE_USED, 0, fused);
     for (uint32_t i = 0; i < h->n_offsets + (multi ? 1u : 0u); i++) kda_store32(&h->offsets[i], circ_home(h, i));
+    kda_store32(circ_grown_at(h, multi), 0); /* no growth yet */
+}
+
+/* Growth, while no thread allocates: the end marker moves to the pool's new
+ * last unit, and the memory between becomes free.  If the chunk the last
+ * growth made is still free and still reaches the end marker, it is
+ * extended over the new memory (so that successive growths add up to one
+ * chunk, large enough for a request larger than each step); else the old
+ * marker becomes a new free chunk (the chunk before it merges it in when
+ * freed, as any free successor).  A header merged away shows used (the
+ * merge locked it), so a free one is a live chunk.  The homes stay chunks:
+ * a growable pool always has a remainder chunk (kda_alloc_plan), so the
+ * large requests' home is the remainder's start whatever the end. */
+KDA_FN void circ_grow(const kda_heap *before, const kda_heap *after, int fused, int multi)
+{
+    uint32_t old_end = before->units - 1, end = after->units - 1;
+    uint32_t last = kda_load32(circ_grown_at(after, multi)), free_flag = circ_tag(after, last) | KDA_STATE_FREE;
+    int extend = last != 0 && kda_load32(circ_flag(after, last)) == free_flag &&
+                 kda_load32(circ_next(after, last)) == old_end;
+    circ_write_header(after, end, KDA_STATE_USED, 0, fused);
+    kda_fence();
+    if (extend) {
+        circ_write_header(after, last, KDA_STATE_FREE, end, fused);
+    } else {
+        circ_write_header(after, old_end, KDA_STATE_FREE, end, fused);
+        kda_store32(circ_grown_at(after, multi), old_end);
+    }
 }
 
 /* ---- allocation ---- */

@@ -17,6 +17,7 @@
 #define KDA_ALLOC_HOST 1
 #define KDA_ALLOC_BUILDS 1
 #define KDA_ALLOC_MIN_POOL 0
+#define KDA_ALLOC_GROWS 1
 
 KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 {
@@ -29,6 +30,8 @@ KDA_FN void kda_free(const kda_heap *h, void *p) { circ_free(h, p, KDA_CIRCULAR_
 static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
 {
     kda_heap *h = &pool->heap;
+    const uint64_t most = (uint64_t)UINT32_MAX * KDA_UNIT; /* 32-bit unit offsets */
+    if (pool->limit_bytes > most) pool->limit_bytes = most;
     if (bytes / KDA_UNIT > UINT32_MAX) {
         snprintf(err, errlen, "a pool of %.1f GiB exceeds the 64 GiB a circular pool can address",
                  (double)bytes / (1u << 30));
@@ -36,16 +39,21 @@ static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms,
     }
     h->units = (uint32_t)(bytes / KDA_UNIT);
     h->n_offsets = KDA_CIRCULAR_MULTI && n_sms ? n_sms : 1;
-    if (kda_layout_compute(h->units, h->n_offsets, &pool->layout)) {
+    /* A growable pool is laid out as if two units smaller, so that it
+     * always has a remainder chunk (circ_grow). */
+    uint32_t grow_room = pool->limit_bytes ? 2 : 0;
+    if (h->units <= grow_room || kda_layout_compute(h->units - grow_room, h->n_offsets, &pool->layout)) {
         snprintf(err, errlen, "a pool of %llu bytes is too small for %u heaps", (unsigned long long)bytes,
                  h->n_offsets);
         return -1;
     }
+    pool->layout.units = h->units;
     h->n_heaps = pool->layout.n_heaps;
     h->heap_units = pool->layout.heap_units;
     h->root_units = pool->layout.root_units;
-    /* the multi variants have one more offset, for large requests */
-    pool->state_bytes = (h->n_offsets + KDA_CIRCULAR_MULTI) * sizeof(uint32_t);
+    /* the multi variants have one more offset, for large requests; then
+     * where the last growth's chunk starts (circ_grow) */
+    pool->state_bytes = (h->n_offsets + KDA_CIRCULAR_MULTI + 1) * sizeof(uint32_t);
     pool->reset_items = (uint64_t)pool->layout.n_heaps * pool->layout.chunks;
     return 0;
 }
@@ -58,6 +66,17 @@ KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_
 KDA_FN void kda_alloc_reset_finish(const kda_heap *h, const kda_layout *l)
 {
     circ_init_finish(h, l, KDA_CIRCULAR_FUSED, KDA_CIRCULAR_MULTI);
+}
+
+static inline void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes)
+{
+    h->bytes = bytes;
+    h->units = (uint32_t)(bytes / KDA_UNIT);
+}
+
+KDA_FN void kda_alloc_grow(const kda_heap *before, const kda_heap *after)
+{
+    circ_grow(before, after, KDA_CIRCULAR_FUSED, KDA_CIRCULAR_MULTI);
 }
 
 #endif

@@ -10,7 +10,9 @@
  * Slots take free chunks from the bottom of the pool, runs come from the
  * top, so that the slots' chunks do not cut up the space long runs need.
  *
- * State, outside the pool (heap.meta; 8 bytes a chunk, 128 a slot):
+ * State, outside the pool (heap.meta; 8 bytes a chunk, 128 a slot; laid out
+ * for cells_max chunks, of which the first `cells` lie in the pool: a
+ * growable pool's state has room for its limit, and growth raises `cells`):
  *   bits[]         one bit a chunk: taken (a slot's, or part of a run)
  *   slot[s]        64 bits: chunk + 1 (top 17; 0: none), bytes handed out
  *                  of it (30), requests served from it (low 17)
@@ -55,6 +57,7 @@
 #define KDA_ALLOC_HOST 1
 #define KDA_ALLOC_BUILDS 1
 #define KDA_ALLOC_MIN_POOL 0
+#define KDA_ALLOC_GROWS 1
 
 #define CB_COUNT_BITS 17
 #define CB_BYTES_BITS 30
@@ -65,22 +68,26 @@
 #define CB_MAX_CHUNK (1u << 20)
 
 /* ---- the state's layout in heap.meta ---- */
+/* The bitmap words that hold the pool's chunks (the searches' range). */
 KDA_HD uint32_t cb_words(const kda_heap *h) { return (h->cells + 63) / 64; }
 KDA_HD uint64_t *cb_bits(const kda_heap *h) { return (uint64_t *)h->meta; }
 /* Each slot in its own 128-byte line: the SMs' atomics must not queue
  * behind each other's in the L2 (they did, by the line, not the word). */
 #define CB_SLOT_STRIDE 16
-KDA_HD uint64_t *cb_slot(const kda_heap *h, uint32_t s) { return cb_bits(h) + cb_words(h) + (uint64_t)s * CB_SLOT_STRIDE; }
+KDA_HD uint64_t *cb_slot(const kda_heap *h, uint32_t s)
+{
+    return cb_bits(h) + (h->cells_max + 63) / 64 + (uint64_t)s * CB_SLOT_STRIDE;
+}
 /* Balances are spread so that chunks next to each other (slots take them
  * from the bottom) count their frees in different lines: chunk c's
- * balance is entry (c % 32) x rows + c / 32, rows = ceil(chunks / 32). */
-KDA_HD uint32_t cb_rows(const kda_heap *h) { return (h->cells + 31) / 32; }
+ * balance is entry (c % 32) x rows + c / 32, rows = ceil(cells_max / 32). */
+KDA_HD uint32_t cb_rows(const kda_heap *h) { return (h->cells_max + 31) / 32; }
 KDA_HD int32_t *cb_balance(const kda_heap *h, uint32_t c)
 {
     return (int32_t *)cb_slot(h, h->groups) + (c % 32) * cb_rows(h) + c / 32;
 }
 KDA_HD uint32_t *cb_run(const kda_heap *h, uint32_t c) { return (uint32_t *)cb_slot(h, h->groups) + 32 * cb_rows(h) + c; }
-KDA_HD uint32_t *cb_lock(const kda_heap *h) { return cb_run(h, h->cells); }
+KDA_HD uint32_t *cb_lock(const kda_heap *h) { return cb_run(h, h->cells_max); }
 KDA_HD uint32_t *cb_hint(const kda_heap *h) { return cb_lock(h) + 1; }
 
 /* A slot's value: its chunk + 1 (0: none), the bytes handed out of it and
@@ -408,20 +415,30 @@ static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms,
     kda_heap *h = &pool->heap;
     uint32_t slots = n_sms ? n_sms : 1;
     uint64_t chunk = CB_MAX_CHUNK;
-    while (chunk > CB_MIN_CHUNK && chunk * 16 * slots > bytes) chunk /= 2;
+    /* About 16 chunks a slot; a growable pool starts with about one a slot
+     * (more come as it grows), so that its chunks are not so small that
+     * common requests take the runs' path. */
+    uint64_t per_slot = pool->limit_bytes ? 1 : 16;
+    while (chunk > CB_MIN_CHUNK && chunk * per_slot * slots > bytes) chunk /= 2;
     while (chunk > bytes) chunk /= 2; /* a pool smaller than one chunk */
-    uint64_t chunks = chunk ? bytes / chunk : 0;
+    uint64_t chunks = chunk ? bytes / chunk : 0, room = chunks;
+    if (pool->limit_bytes && chunks) { /* growable: the state has room for the most it may grow to */
+        uint64_t most = pool->limit_bytes / chunk < CB_MAX_CHUNKS ? pool->limit_bytes / chunk : CB_MAX_CHUNKS;
+        room = most > chunks ? most : chunks;
+        pool->limit_bytes = room * chunk;
+    }
     if (chunks == 0 || chunks > CB_MAX_CHUNKS) {
         snprintf(err, errlen, "CountedBump cannot split a pool of %.1f MiB into at most %u chunks of at most 1 MiB",
                  bytes / 1048576.0, CB_MAX_CHUNKS);
         return -1;
     }
-    if (chunks < 2ull * slots) slots = chunks > 1 ? (uint32_t)chunks / 2 : 1; /* a tiny pool: spare chunks for closers */
+    if (room < 2ull * slots) slots = room > 1 ? (uint32_t)room / 2 : 1; /* a tiny pool: spare chunks for closers */
     h->cells = (uint32_t)chunks;
+    h->cells_max = (uint32_t)room;
     h->cell_bytes = (uint32_t)chunk;
     h->groups = slots;
     pool->state_bytes = pool->clear_bytes =
-        (chunks + 63) / 64 * 8 + slots * 8ull * CB_SLOT_STRIDE + (chunks + 31) / 32 * 32 * 4 + chunks * 4 + 8;
+        (room + 63) / 64 * 8 + slots * 8ull * CB_SLOT_STRIDE + (room + 31) / 32 * 32 * 4 + room * 4 + 8;
     return 0;
 }
 
@@ -460,6 +477,7 @@ static inline uint64_t kda_alloc_block_bytes(const kda_heap *h, uint64_t offset)
 }
 
 KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_t i) { (void)h, (void)l, (void)i; }
+
 /* After the state is cleared: every slot starts with a chunk (slot s with
  * chunk s), so that the first requests do not all race to fill them. */
 KDA_FN void kda_alloc_reset_finish(const kda_heap *h, const kda_layout *l)
@@ -470,5 +488,17 @@ KDA_FN void kda_alloc_reset_finish(const kda_heap *h, const kda_layout *l)
         *cb_slot(h, s) = cb_slot_value(s + 1);
     }
 }
+
+/* Growth: the pool holds more chunks.  Their bits were cleared with the
+ * state and never set (every search stops at `cells`), so they are free
+ * as soon as the descriptor counts them; a slot left without a chunk takes
+ * one on its next request, as after any shortage. */
+static inline void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes)
+{
+    uint64_t chunks = bytes / h->cell_bytes;
+    h->bytes = bytes;
+    h->cells = chunks < h->cells_max ? (uint32_t)chunks : h->cells_max;
+}
+KDA_FN void kda_alloc_grow(const kda_heap *before, const kda_heap *after) { (void)before, (void)after; }
 
 #endif

@@ -10,6 +10,7 @@
 #define KDA_ALLOC_HOST 0
 #define KDA_ALLOC_BUILDS 1
 #define KDA_ALLOC_MIN_POOL 0
+#define KDA_ALLOC_NO_GROW_WHY "CUDA's device heap is sized once, before the first kernel that uses it"
 
 #ifdef __CUDACC__
 KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)

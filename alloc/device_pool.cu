@@ -1,6 +1,9 @@
 /* device_pool.cu - pools in device memory for the allocator compiled in:
  * the pool and the allocator's state (cudaMalloc), CUDA's device heap for
- * the allocators that use the system allocator, and the reset kernels. */
+ * the allocators that use the system allocator, the reset kernels, and
+ * growable pools (CUDA's virtual memory management: an address range
+ * reserved once, physical memory mapped at its end as the pool grows). */
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,8 +34,18 @@ static int run_reset_items(kda_pool *pool, char *err, size_t errlen)
     return cuda_failed(cudaGetLastError(), "initialising the pool", err, errlen) ? -1 : 0;
 }
 
+static int unmap_to(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
+
 extern "C" int kda_pool_reset(kda_pool *pool, char *err, size_t errlen)
 {
+    if (pool->limit_bytes && pool->heap.bytes > pool->start_bytes) { /* a grown pool starts small again */
+        if (unmap_to(pool, pool->start_bytes, err, errlen)) return -1;
+        int device = 0, sms = 1;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        pool->heap.bytes = pool->start_bytes;
+        if (kda_alloc_plan(pool, pool->start_bytes, (uint32_t)sms, err, errlen)) return -1;
+    }
     pool->heap.epoch++; /* circular: headers of the last use no longer carry valid tags */
     if (run_reset_items(pool, err, errlen)) return -1;
     if (pool->clear_bytes &&
@@ -105,13 +118,224 @@ extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t
     return 0;
 }
 
+static void release_range(kda_pool *pool);
+
 extern "C" void kda_pool_destroy(kda_pool *pool)
 {
     if (!KDA_ALLOC_IN_POOL && pool->state && pool->reset_items) { /* give back what the device heap holds */
         char err[128];
         if (run_reset_items(pool, err, sizeof err) == 0) cudaDeviceSynchronize();
     }
-    if (pool->heap.base) cudaFree(pool->heap.base);
+    if (pool->limit_bytes) release_range(pool);
+    else if (pool->heap.base) cudaFree(pool->heap.base);
     if (pool->state) cudaFree(pool->state);
     memset(pool, 0, sizeof *pool);
+}
+
+/* ------------------------------------------------------------------------
+ * Growable pools.  The driver's virtual memory calls are reached through
+ * cudaGetDriverEntryPointByVersion, so that kdalloc needs no link to
+ * libcuda (it starts, and says why it cannot use a GPU, where there is no
+ * driver).  Each growth step maps one new physical allocation behind the
+ * last; the mapping keeps the memory, so the handle is released at once.
+ * ------------------------------------------------------------------------ */
+
+typedef struct vmm_api {
+    CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+    CUresult (*address_free)(CUdeviceptr, size_t);
+    CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
+    CUresult (*release)(CUmemGenericAllocationHandle);
+    CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+    CUresult (*unmap)(CUdeviceptr, size_t);
+    CUresult (*set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+    CUresult (*granularity)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
+    CUresult (*error_string)(CUresult, const char **);
+} vmm_api;
+
+static vmm_api vmm;
+
+static int vmm_load(char *err, size_t errlen)
+{
+    if (vmm.set_access) return 0;
+    struct {
+        const char *name;
+        void **fn;
+    } want[] = {{"cuMemAddressReserve", (void **)&vmm.reserve}, {"cuMemAddressFree", (void **)&vmm.address_free},
+                {"cuMemCreate", (void **)&vmm.create},          {"cuMemRelease", (void **)&vmm.release},
+                {"cuMemMap", (void **)&vmm.map},                {"cuMemUnmap", (void **)&vmm.unmap},
+                {"cuMemGetAllocationGranularity", (void **)&vmm.granularity},
+                {"cuGetErrorString", (void **)&vmm.error_string}, {"cuMemSetAccess", (void **)&vmm.set_access}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        cudaDriverEntryPointQueryResult found;
+        if (cudaGetDriverEntryPointByVersion(want[i].name, want[i].fn, 12000, cudaEnableDefault, &found) !=
+                cudaSuccess ||
+            found != cudaDriverEntryPointSuccess || !*want[i].fn) {
+            cudaGetLastError();
+            memset(&vmm, 0, sizeof vmm);
+            snprintf(err, errlen, "the CUDA driver has no %s: a growable pool needs CUDA's virtual memory calls "
+                                  "(use a fixed pool: --pool-factor or --pool-mb)", want[i].name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int vmm_failed(CUresult r, const char *what, char *err, size_t errlen)
+{
+    if (r == CUDA_SUCCESS) return 0;
+    const char *s = NULL;
+    if (vmm.error_string) vmm.error_string(r, &s);
+    snprintf(err, errlen, "%s: %s", what, s ? s : "CUDA driver error");
+    return 1;
+}
+
+static CUmemAllocationProp vmm_prop(void)
+{
+    int device = 0;
+    cudaGetDevice(&device);
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = device;
+    return prop;
+}
+
+/* Maps [heap.bytes, bytes) of the reserved range to new device memory. */
+static int map_more(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
+{
+    if (pool->n_maps == KDA_POOL_MAX_MAPS) {
+        snprintf(err, errlen, "the pool has grown %d times already, the most it may", KDA_POOL_MAX_MAPS);
+        return -1;
+    }
+    uint64_t from = pool->n_maps ? pool->map_ends[pool->n_maps - 1] : 0;
+    CUdeviceptr at = (CUdeviceptr)(uintptr_t)pool->heap.base + from;
+    CUmemAllocationProp prop = vmm_prop();
+    CUmemGenericAllocationHandle handle;
+    char what[160];
+    snprintf(what, sizeof what, "mapping %.1f MiB more of GPU memory for the pool (%.1f MiB mapped)",
+             (double)(bytes - from) / (1 << 20), (double)from / (1 << 20));
+    if (vmm_failed(vmm.create(&handle, bytes - from, &prop, 0), what, err, errlen)) return -1;
+    if (vmm_failed(vmm.map(at, bytes - from, 0, handle, 0), what, err, errlen)) {
+        vmm.release(handle);
+        return -1;
+    }
+    vmm.release(handle); /* the mapping holds the memory */
+    CUmemAccessDesc access;
+    memset(&access, 0, sizeof access);
+    access.location = prop.location;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if (vmm_failed(vmm.set_access(at, bytes - from, &access, 1), what, err, errlen)) {
+        vmm.unmap(at, bytes - from);
+        return -1;
+    }
+    pool->map_ends[pool->n_maps++] = bytes;
+    return 0;
+}
+
+/* Unmaps every mapping past `bytes` (a mapping's end). */
+static int unmap_to(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
+{
+    while (pool->n_maps && pool->map_ends[pool->n_maps - 1] > bytes) {
+        uint64_t end = pool->map_ends[pool->n_maps - 1];
+        uint64_t from = pool->n_maps > 1 ? pool->map_ends[pool->n_maps - 2] : 0;
+        if (vmm_failed(vmm.unmap((CUdeviceptr)(uintptr_t)pool->heap.base + from, end - from),
+                       "unmapping the pool's growth", err, errlen))
+            return -1;
+        pool->n_maps--;
+    }
+    return 0;
+}
+
+static void release_range(kda_pool *pool)
+{
+    char err[160];
+    cudaDeviceSynchronize(); /* no kernel may still use the range */
+    if (pool->heap.base) {
+        unmap_to(pool, 0, err, sizeof err);
+        vmm.address_free((CUdeviceptr)(uintptr_t)pool->heap.base, pool->limit_bytes);
+    }
+}
+
+static uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
+
+extern "C" int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char *err, size_t errlen)
+{
+    memset(pool, 0, sizeof *pool);
+    const char *why;
+    if (!kda_allocator_grows(&why)) {
+        snprintf(err, errlen, "%s cannot grow its pool: %s", KDA_ALLOC_NAME, why);
+        return -1;
+    }
+    if (vmm_load(err, errlen)) return -1;
+    CUmemAllocationProp prop = vmm_prop();
+    size_t granule = 0;
+    if (vmm_failed(vmm.granularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+                   "reading the GPU's mapping granularity", err, errlen))
+        return -1;
+    int device = 0, sms = 1;
+    if (cuda_failed(cudaGetDevice(&device), "cudaGetDevice", err, errlen) ||
+        cuda_failed(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count",
+                    err, errlen))
+        return -1;
+    pool->on_device = 1;
+    pool->granule = granule;
+    start = round_up(start ? start : 1, granule);
+    pool->limit_bytes = limit / granule * granule;
+    if (pool->limit_bytes < start) pool->limit_bytes = start;
+    pool->heap.bytes = start;
+    if (kda_alloc_plan(pool, start, (uint32_t)sms, err, errlen)) return -1;
+    pool->limit_bytes = pool->limit_bytes / granule * granule; /* what the allocator can address, in granules */
+    if (pool->limit_bytes >= start && kda_alloc_plan(pool, start, (uint32_t)sms, err, errlen)) return -1;
+    if (pool->limit_bytes < start) {
+        snprintf(err, errlen, "%s cannot address a pool of %.1f MiB", KDA_ALLOC_NAME, (double)start / (1 << 20));
+        return -1;
+    }
+    pool->start_bytes = start;
+    CUdeviceptr va = 0;
+    char what[96];
+    snprintf(what, sizeof what, "reserving %.1f GiB of GPU addresses for the pool",
+             (double)pool->limit_bytes / (1u << 30));
+    if (vmm_failed(vmm.reserve(&va, pool->limit_bytes, granule, 0, 0), what, err, errlen)) {
+        pool->limit_bytes = 0;
+        return -1;
+    }
+    pool->heap.base = (unsigned char *)(uintptr_t)va;
+    snprintf(what, sizeof what, "allocating the state of a pool of %.1f MiB on the GPU", (double)start / (1 << 20));
+    if (map_more(pool, start, err, errlen) ||
+        (pool->state_bytes && (cuda_failed(cudaMalloc(&pool->state, pool->state_bytes), what, err, errlen) ||
+                               cuda_failed(cudaMemset(pool->state, 0, pool->state_bytes), what, err, errlen)))) {
+        kda_pool_destroy(pool);
+        return -1;
+    }
+    pool->heap.meta = (unsigned char *)pool->state;
+    if (kda_pool_reset(pool, err, errlen)) {
+        kda_pool_destroy(pool);
+        return -1;
+    }
+    return 0;
+}
+
+__global__ void grow_pool(kda_heap before, kda_heap after) { kda_alloc_grow(&before, &after); }
+
+extern "C" int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
+{
+    if (!pool->limit_bytes) {
+        snprintf(err, errlen, "this pool was created at a fixed size and cannot grow");
+        return -1;
+    }
+    uint64_t want = round_up(bytes, pool->granule);
+    if (want > pool->limit_bytes) want = pool->limit_bytes;
+    if (want <= pool->heap.bytes) {
+        snprintf(err, errlen, "the pool cannot grow past %.1f MiB, the most %s can address here",
+                 (double)pool->limit_bytes / (1 << 20), KDA_ALLOC_NAME);
+        return -1;
+    }
+    if (map_more(pool, want, err, errlen)) return -1;
+    kda_heap after = pool->heap;
+    kda_alloc_grow_heap(&after, want);
+    grow_pool<<<1, 1>>>(pool->heap, after); /* kernels after it on the stream see the grown pool */
+    if (cuda_failed(cudaGetLastError(), "growing the pool", err, errlen)) return -1;
+    pool->heap = after;
+    return 0;
 }

@@ -43,6 +43,7 @@
 #include <stdio.h>
 
 #define KDA_ALLOC_NAME "FDGMalloc"
+#define KDA_ALLOC_NO_GROW_WHY "its pool is a fixed array of per-warp superblocks"
 #define KDA_ALLOC_FREES 0
 #define KDA_ALLOC_IN_POOL 0
 #define KDA_ALLOC_HOST 1

@@ -46,6 +46,7 @@
 #include <stdio.h>
 
 #define KDA_ALLOC_NAME "Halloc"
+#define KDA_ALLOC_NO_GROW_WHY "its slabs, bitmaps and the device heap's share are laid out over the whole pool: more memory means a new layout"
 #define KDA_ALLOC_FREES 1
 #define KDA_ALLOC_IN_POOL 0 /* requests above 3 KiB come from the system allocator */
 #define KDA_ALLOC_HOST 1

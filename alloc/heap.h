@@ -30,10 +30,14 @@ typedef struct kda_heap {
         uint64_t *counter;   /* bump: the shared allocation offset, in bytes */
         uint32_t *offsets;   /* circular: memOffset per SM, in units; multi variants
                               * have one more, offsets[n_offsets], for requests
-                              * larger than a heap's root chunk (circ_slot) */
+                              * larger than a heap's root chunk (circ_slot); the
+                              * last entry is circ_grow's, where its chunk starts */
         unsigned char *meta; /* the others: laid out as their header says */
     };
-    uint32_t cells;      /* pages (ScatterAlloc), slabs (Halloc), warp slots (FDGMalloc) */
+    uint32_t cells;      /* pages (ScatterAlloc), slabs (Halloc), warp slots (FDGMalloc),
+                          * chunks in the pool (CountedBump) */
+    uint32_t cells_max;  /* CountedBump: the chunks its state is laid out for (more than
+                          * `cells` in a growable pool: those of its limit) */
     uint32_t cell_bytes; /* the size of one page or slab */
     uint32_t groups;     /* super blocks (ScatterAlloc) */
 } kda_heap;

@@ -16,5 +16,16 @@ int kda_allocator_builds(const char **why)
 #endif
 }
 
+int kda_allocator_grows(const char **why)
+{
+#if KDA_ALLOC_GROWS
+    *why = NULL;
+    return 1;
+#else
+    *why = KDA_ALLOC_NO_GROW_WHY;
+    return 0;
+#endif
+}
+
 const char *kda_allocator_list(void) { return KDA_ALLOCATOR_LIST; }
 const char *kda_allocator_id(void) { return KDA_ALLOCATOR_ID; }

@@ -78,6 +78,7 @@
 #define SA_STR(x) #x
 #define SA_NAME(page) "ScatterAlloc " SA_STR(page)
 #define KDA_ALLOC_NAME SA_NAME(KDA_SCATTERALLOC_PAGE_SIZE)
+#define KDA_ALLOC_NO_GROW_WHY "its pages and super blocks are laid out, and hashed, over the whole pool: more memory means a new layout"
 #define KDA_ALLOC_MIN_POOL (4ull * KDA_SCATTERALLOC_PAGE_SIZE) /* a few pages */
 #define SA_PAGE ((uint64_t)KDA_SCATTERALLOC_PAGE_SIZE)
 #define SA_REGION 16u       /* pages a region */

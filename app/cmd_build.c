@@ -85,7 +85,7 @@ int cmd_build(int argc, char **argv)
         default: build_usage(stderr); return 2;
         }
     }
-    if (cli_scene_positional(&ts.scene, argc, argv, optind)) return 2;
+    if (cli_scene_positional(&ts.scene, argc, argv, optind) || tree_source_check(&ts)) return 2;
 
     scene s;
     char label[256];

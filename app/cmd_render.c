@@ -141,7 +141,7 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
         default: render_usage(stderr); return -1;
         }
     }
-    if (cli_scene_positional(&ts->scene, argc, argv, optind)) return -1;
+    if (cli_scene_positional(&ts->scene, argc, argv, optind) || tree_source_check(ts)) return -1;
     if (!rq->output) {
         cli_error("render: missing -o OUT.png");
         return -1;

@@ -6,7 +6,18 @@
 #include "alloc.h"
 #include "tree_source.h"
 
-enum { OPT_SCENE = 300, OPT_TRIANGLES, OPT_CPU, OPT_GPU, OPT_REPEAT, OPT_POOL_FACTOR, OPT_POOL_MB, OPT_WATCHDOG };
+enum {
+    OPT_SCENE = 300,
+    OPT_TRIANGLES,
+    OPT_CPU,
+    OPT_GPU,
+    OPT_REPEAT,
+    OPT_POOL,
+    OPT_POOL_START,
+    OPT_POOL_FACTOR,
+    OPT_POOL_MB,
+    OPT_WATCHDOG
+};
 
 void tree_source_init(tree_source *ts)
 {
@@ -25,6 +36,8 @@ int tree_source_options(struct option *o)
     o[n++] = (struct option){"cpu", no_argument, 0, OPT_CPU};
     o[n++] = (struct option){"gpu", no_argument, 0, OPT_GPU};
     o[n++] = (struct option){"repeat", required_argument, 0, OPT_REPEAT};
+    o[n++] = (struct option){"pool", required_argument, 0, OPT_POOL};
+    o[n++] = (struct option){"pool-start", required_argument, 0, OPT_POOL_START};
     o[n++] = (struct option){"pool-factor", required_argument, 0, OPT_POOL_FACTOR};
     o[n++] = (struct option){"pool-mb", required_argument, 0, OPT_POOL_MB};
     o[n++] = (struct option){"watchdog", required_argument, 0, OPT_WATCHDOG};
@@ -40,8 +53,12 @@ void tree_source_usage(FILE *f)
                "  --cpu               build (and render) on the CPU\n"
                "  --gpu               require the GPU (default: GPU when one is usable)\n"
                "  --repeat R          GPU: time R builds after a warm-up (median/min/max)\n"
-               "  --pool-factor F     GPU: allocator pool = F x the root triangle array (default 200)\n"
-               "  --pool-mb M         GPU: allocator pool of M MiB instead\n"
+               "  --pool auto|fixed   GPU: a pool that grows as the build needs it (default), where the\n"
+               "                      allocator can grow; or a fixed pool (--pool-factor, --pool-mb)\n"
+               "  --pool-start F      GPU, --pool auto: start at F x the root triangle array (default 2;\n"
+               "                      32 for allocators that never reuse memory)\n"
+               "  --pool-factor F     GPU: a fixed pool of F x the root triangle array (--pool fixed: 200)\n"
+               "  --pool-mb M         GPU: a fixed pool of M MiB instead\n"
                "  --watchdog S        GPU: a build without progress for S seconds is stuck (default 10; 0: off)\n");
 }
 
@@ -60,6 +77,21 @@ int tree_source_option(tree_source *ts, int c, const char *arg)
         if (cli_parse_u64("--repeat", arg, 1, 1000, &v)) return -1;
         ts->repeat = (uint32_t)v;
         return 1;
+    case OPT_POOL:
+        if (strcmp(arg, "auto") && strcmp(arg, "fixed")) {
+            cli_error("--pool: '%s' is neither auto nor fixed", arg);
+            return -1;
+        }
+        ts->pool_asked = arg[0];
+        return 1;
+    case OPT_POOL_START:
+        if (cli_parse_float("--pool-start", arg, &f)) return -1;
+        if (!(f >= 1.0f && f <= 100000.0f)) {
+            cli_error("--pool-start: %s is outside 1 to 100000", arg);
+            return -1;
+        }
+        ts->pool_start = f;
+        return 1;
     case OPT_POOL_FACTOR:
         if (cli_parse_float("--pool-factor", arg, &f)) return -1;
         if (!(f >= 1.0f && f <= 100000.0f)) {
@@ -67,9 +99,11 @@ int tree_source_option(tree_source *ts, int c, const char *arg)
             return -1;
         }
         ts->pool_factor = f;
+        ts->pool_sized = 1;
         return 1;
     case OPT_POOL_MB:
         if (cli_parse_u64("--pool-mb", arg, 1, 1u << 24, &ts->pool_mb)) return -1;
+        ts->pool_sized = 1;
         return 1;
     case OPT_WATCHDOG:
         if (cli_parse_u64("--watchdog", arg, 0, 3600, &v)) return -1;
@@ -90,11 +124,35 @@ static int build_cpu(const scene *s, tree_result *r)
     return 0;
 }
 
+/* A fixed pool: asked for, or sized. */
+static int pool_is_fixed(const tree_source *ts) { return ts->pool_asked == 'f' || ts->pool_sized; }
+
+int tree_source_check(const tree_source *ts)
+{
+    if (ts->pool_asked == 'a' && ts->pool_sized) {
+        cli_error("--pool auto grows the pool: --pool-factor and --pool-mb size a fixed one");
+        return -1;
+    }
+    if (ts->pool_start > 0 && pool_is_fixed(ts)) {
+        cli_error("--pool-start is where --pool auto starts; this pool is fixed (--pool fixed, --pool-factor or "
+                  "--pool-mb)");
+        return -1;
+    }
+    return 0;
+}
+
 #if KDA_HAVE_CUDA
 static int build_gpu(const tree_source *ts, const scene *s, tree_result *r)
 {
     char err[CLI_ERR];
-    gpu_build_options opt = {ts->pool_factor, ts->pool_mb << 20, ts->repeat, 0, ts->watchdog_s};
+    gpu_build_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.pool_factor = ts->pool_factor;
+    opt.pool_bytes = ts->pool_mb << 20;
+    opt.pool_auto = !pool_is_fixed(ts);
+    opt.pool_start = ts->pool_start;
+    opt.repeat = ts->repeat;
+    opt.watchdog_s = ts->watchdog_s;
     r->builder = "GPU, binned + exact SAH, one persistent kernel";
     r->on_gpu = 1;
     if (gpu_scene_upload(s, &r->gpu_scene, err, sizeof err)) {
@@ -111,6 +169,9 @@ static int build_gpu(const tree_source *ts, const scene *s, tree_result *r)
         cli_error("%s", err);
         return -1;
     }
+    if (r->gpu_stats.pool_fixed_why)
+        fprintf(stderr, "note: %s cannot grow its pool (%s): a fixed pool of %.0fx the root array instead\n",
+                r->gpu_stats.allocator, r->gpu_stats.pool_fixed_why, r->gpu_stats.pool_factor);
     if (r->gpu_stats.pool_raised)
         fprintf(stderr, "note: pool raised to %s's minimum of %.0f MiB (the paper did the same)\n",
                 r->gpu_stats.allocator, (double)r->gpu_stats.pool_bytes / (1 << 20));
@@ -185,8 +246,14 @@ void tree_result_print_gpu_table(const tree_result *r)
            g->threads_per_block);
     printf("%-22s %llu\n", "allocations (N_alloc)", (unsigned long long)g->n_alloc);
     printf("%-22s mean %.1f B, sigma %.1f B\n", "allocation size", g->alloc_mean, g->alloc_sigma);
-    printf("%-22s %.1f MiB of %.1f MiB (pool factor %.0f)\n", "peak pool use", (double)g->peak_pool_bytes / (1 << 20),
-           (double)g->pool_bytes / (1 << 20), g->pool_factor);
+    if (g->pool_grows) {
+        printf("%-22s %.1f MiB of %.1f MiB mapped (grown from %.1f MiB in %u steps, %.3f ms)\n", "peak pool use",
+               (double)g->peak_pool_bytes / (1 << 20), (double)g->pool_bytes / (1 << 20),
+               (double)g->pool_start_bytes / (1 << 20), g->grow_steps, g->grow_ms);
+    } else {
+        printf("%-22s %.1f MiB of %.1f MiB (pool factor %.0f)\n", "peak pool use",
+               (double)g->peak_pool_bytes / (1 << 20), (double)g->pool_bytes / (1 << 20), g->pool_factor);
+    }
     printf("%-22s median of %u: min %.3f ms, max %.3f ms\n", "timed builds", g->builds_timed, g->ms_min, g->ms_max);
 #else
     (void)r;
@@ -206,6 +273,9 @@ void tree_result_print_gpu_json(const tree_result *r)
     printf(", \"peak_pool_bytes\": %llu, \"pool_bytes\": %llu, \"pool_factor\": ",
            (unsigned long long)g->peak_pool_bytes, (unsigned long long)g->pool_bytes);
     cli_json_number(g->pool_factor);
+    printf(", \"pool\": \"%s\", \"pool_start_bytes\": %llu, \"grow_steps\": %u, \"grow_ms\": ",
+           g->pool_grows ? "auto" : "fixed", (unsigned long long)g->pool_start_bytes, g->grow_steps);
+    cli_json_number(g->grow_ms);
     printf(", \"builds_timed\": %u, \"build_ms_min\": ", g->builds_timed);
     cli_json_number(g->ms_min);
     printf(", \"build_ms_max\": ");

@@ -18,8 +18,11 @@ typedef enum device_choice { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_choice
 typedef struct tree_source {
     scene_source scene;
     device_choice device;
-    double pool_factor;  /* pool = factor x root array bytes ... */
+    int pool_asked;      /* --pool: 0 not given, 'a' auto, 'f' fixed */
+    int pool_sized;      /* --pool-factor or --pool-mb given: a fixed pool */
+    double pool_factor;  /* fixed pool = factor x root array bytes ... */
     uint64_t pool_mb;    /* ... unless this is set */
+    double pool_start;   /* --pool auto: start at this factor (0: the default) */
     uint32_t repeat;     /* timed GPU builds after a warm-up */
     double watchdog_s;   /* a GPU build without progress this long is stuck */
 } tree_source;
@@ -38,7 +41,7 @@ typedef struct tree_result {
 #endif
 } tree_result;
 
-#define TREE_SOURCE_MAX_OPTIONS 9
+#define TREE_SOURCE_MAX_OPTIONS 11
 
 void tree_source_init(tree_source *ts);
 /* Writes the shared long options into opts; returns how many. */
@@ -48,6 +51,8 @@ void tree_source_usage(FILE *f);
  * value (the error is printed). */
 int tree_source_option(tree_source *ts, int c, const char *arg);
 
+/* After the options: whether they agree (else the error is printed, -1). */
+int tree_source_check(const tree_source *ts);
 /* Builds with the chosen device; prints which one it used to stderr.
  * Returns 0, or -1 after printing the error. */
 int tree_build(const tree_source *ts, const scene *s, tree_result *r);

@@ -12,10 +12,16 @@
 /* ---- big nodes ---- */
 
 /* Moves a node into a free slot and pushes its BIN chunks; 0 when no slot
- * is free (the node is then split by one warp). */
+ * is free (the node is then split by one warp).  A parking build spills
+ * the node instead (1: it is taken care of). */
 static __device__ int warp_start_big(warp_ctx *c, const task *t)
 {
     const build_params *p = c->p;
+    if (warp_parked(c)) {
+        if (c->lane == 0) lane0_spill(c, t);
+        __syncwarp();
+        return 1;
+    }
     uint32_t id = NO_SLOT;
     if (c->lane == 0) {
         uint32_t pos = ring_claim(&p->slot_ring);
@@ -164,7 +170,10 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         return;
     }
     uint32_t *left, *right;
-    if (warp_alloc_children(c, d.n_left, d.n_right, &left, &right)) return;
+    if (warp_alloc_children(c, &t, d.n_left, d.n_right, &left, &right)) {
+        if (c->lane == 0) lane0_release_slot(c, id); /* the node was spilled, or the build failed */
+        return;
+    }
     if (c->lane == 0) {
         s->axis = (uint32_t)d.axis;
         s->k = d.k;

@@ -1,6 +1,7 @@
 /* gpu_build.cu - host side of the GPU builder: device checks, scene upload,
  * the build's buffers and launches, retries when an array was too small,
- * timing with CUDA events, statistics, and the tree's download. */
+ * growing the pool when a build parks, timing with CUDA events,
+ * statistics, and the tree's download. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -174,8 +175,9 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi)
     if (c.lane != 0) return;
     p.state->n_nodes.v = 1;
     uint32_t *refs = lane0_alloc(&c, p.n_triangles);
-    if (!refs) {
-        set_error(&p, BUILD_POOL_EXHAUSTED);
+    if (!refs) { /* a growable pool grows, and this runs again */
+        if (p.can_park) atomicExch(&p.state->park.v, 1u);
+        else set_error(&p, BUILD_POOL_EXHAUSTED);
         return;
     }
     p.state->root_refs = refs;
@@ -200,6 +202,35 @@ __global__ void fill_root(const build_state *state, uint32_t n)
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) refs[i] = i;
 }
 
+/* After a parked launch (gpu_node_work.cuh): the spilled tasks become the
+ * queue's first entries, every big-node slot is free again (the drained
+ * launch finished each big node it had started), and the counters of the
+ * queue, of waiting warps and of parking start afresh.  The tree's
+ * counters, the statistics and the live arrays carry on. */
+__global__ void resume_queue(build_params p, uint32_t spilled)
+{
+    uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.queue.capacity; i += stride) {
+        if (i < spilled) p.cells[i] = p.spill[i];
+        p.queue.seq[i] = i < spilled ? i + 1 : i;
+    }
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.slot_ring.capacity; i += stride) {
+        p.slot_ids[i] = i;
+        p.slot_ring.seq[i] = i + 1;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        build_state *st = p.state;
+        st->q_head.v = 0;
+        st->q_tail.v = spilled;
+        st->s_head.v = 0;
+        st->s_tail.v = p.slot_ring.capacity;
+        st->pending.v = spilled;
+        st->hungry.v = 0;
+        st->park.v = 0;
+        st->spilled.v = 0;
+    }
+}
+
 /* ------------------------------------------------------------------------
  * Buffers of one build
  * ------------------------------------------------------------------------ */
@@ -207,7 +238,7 @@ __global__ void fill_root(const build_state *state, uint32_t n)
 typedef struct build_buffers {
     float4 *box_lo, *box_hi;
     build_state *state;
-    task *cells;
+    task *cells, *spill;
     uint32_t *queue_seq;
     big_slot *slots;
     uint32_t *slot_ids, *slot_seq;
@@ -222,6 +253,7 @@ static void free_buffers(build_buffers *b)
     cudaFree(b->box_hi);
     cudaFree(b->state);
     cudaFree(b->cells);
+    cudaFree(b->spill);
     cudaFree(b->queue_seq);
     cudaFree(b->slots);
     cudaFree(b->slot_ids);
@@ -244,6 +276,7 @@ static int alloc_buffers(build_buffers *b, uint32_t n, char *err, size_t errlen)
     }
     if (!b->cells) {
         CHECK(cudaMalloc(&b->cells, (size_t)b->queue_capacity * sizeof(task)), "allocating the task queue");
+        CHECK(cudaMalloc(&b->spill, (size_t)b->queue_capacity * sizeof(task)), "allocating the task queue");
         CHECK(cudaMalloc(&b->queue_seq, (size_t)b->queue_capacity * sizeof(uint32_t)), "allocating the task queue");
     }
     if (!b->nodes)
@@ -272,8 +305,8 @@ static int grow_full_array(build_buffers *b, uint32_t error)
     switch (error) {
     case BUILD_QUEUE_FULL:
         b->queue_capacity = grow(b->queue_capacity, 1u << 30); /* positions are compared as int32_t */
-        cudaFree(b->cells), cudaFree(b->queue_seq);
-        b->cells = NULL, b->queue_seq = NULL;
+        cudaFree(b->cells), cudaFree(b->spill), cudaFree(b->queue_seq);
+        b->cells = NULL, b->spill = NULL, b->queue_seq = NULL;
         return 1;
     case BUILD_NODES_FULL:
         b->node_capacity = grow(b->node_capacity, KDTREE_MAX_COUNT);
@@ -294,8 +327,11 @@ static int grow_full_array(build_buffers *b, uint32_t error)
  * One build
  * ------------------------------------------------------------------------ */
 
+typedef void (*build_kernel_fn)(build_params);
+
 typedef struct launch_shape {
     uint32_t blocks, threads;
+    build_kernel_fn kernel; /* build_kernel, or build_kernel_parking for a growable pool */
 } launch_shape;
 
 static build_params make_params(const build_buffers *b, const kda_pool *pool, uint32_t n, int collect_stats)
@@ -307,6 +343,8 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     p.box_hi = b->box_hi;
     p.state = b->state;
     p.cells = b->cells;
+    p.spill = b->spill;
+    p.can_park = pool->limit_bytes != 0;
     p.queue.seq = b->queue_seq;
     p.queue.capacity = b->queue_capacity;
     p.queue.head = &b->state->q_head.v;
@@ -351,9 +389,9 @@ static int wait_for_build(cudaEvent_t done, const build_state *dev, double limit
         cudaError_t e = cudaEventQuery(done);
         if (e == cudaSuccess) break;
         if (e != cudaErrorNotReady) CHECK(e, "running the build kernel");
-        struct timespec pause = {0, 100000}; /* 0.1 ms */
+        struct timespec pause = {0, 20000}; /* 20 us: a parked build waits for this before it grows */
         nanosleep(&pause, NULL);
-        if (polls % 128) continue;
+        if (polls % 512) continue;
         build_state now;
         if (cudaMemcpyAsync(&now, dev, sizeof now, cudaMemcpyDeviceToHost, watch) != cudaSuccess ||
             cudaStreamSynchronize(watch) != cudaSuccess) {
@@ -384,11 +422,22 @@ fail:
     return -1;
 }
 
-/* Runs one build; the counters it ends with land in *out.  GPU_BUILD_STALLED
- * if the kernel stopped making progress (nothing is freed then). */
+/* How a growable pool grew during one build. */
+typedef struct pool_growth {
+    uint32_t steps; /* growth steps (each a parked launch, grown, resumed) */
+    double ms;      /* host time in kda_pool_grow */
+} pool_growth;
+
+/* Runs one build; the counters it ends with land in *out.  With a growable
+ * pool, each launch that parks is followed by a growth step (the pool
+ * doubles) and a launch that resumes it, until the tree is done; the time
+ * in *ms spans them all.  GPU_BUILD_STALLED if the kernel stopped making
+ * progress (nothing is freed then). */
 static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launch_shape shape, int collect_stats,
-                     double watchdog_s, float *ms, build_state *out, char *err, size_t errlen)
+                     const gpu_build_options *opt, float *ms, build_state *out, pool_growth *grew, char *err,
+                     size_t errlen)
 {
+    double watchdog_s = opt->watchdog_s;
     int rc;
     cudaEvent_t start = NULL, stop = NULL;
     if (kda_pool_reset(pool, err, errlen)) return -1; /* before the parameters: it changes the heap */
@@ -408,18 +457,41 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
     CHECK(cudaEventRecord(start), "cudaEventRecord");
     triangle_boxes<<<fill_blocks, 256>>>(g->positions, g->triangles, n, b->box_lo, b->box_hi);
     CHECK(cudaGetLastError(), "launching triangle_boxes");
-    root_setup<<<1, 32>>>(p, make_float3(g->lo[0], g->lo[1], g->lo[2]), make_float3(g->hi[0], g->hi[1], g->hi[2]));
-    CHECK(cudaGetLastError(), "launching root_setup");
-    fill_root<<<fill_blocks, 256>>>(b->state, n);
-    CHECK(cudaGetLastError(), "launching fill_root");
-    build_kernel<<<shape.blocks, shape.threads>>>(p);
-    CHECK(cudaGetLastError(), "launching build_kernel");
-    CHECK(cudaEventRecord(stop), "cudaEventRecord");
-    rc = wait_for_build(stop, b->state, watchdog_s == 0 ? 10.0 : watchdog_s, err, errlen);
-    if (rc == GPU_BUILD_STALLED) return rc;
-    if (rc) goto fail;
+    memset(grew, 0, sizeof *grew);
+    for (int has_root = 0;;) {
+        if (!has_root) { /* the first launch, or a pool too small for the root's array */
+            root_setup<<<1, 32>>>(p, make_float3(g->lo[0], g->lo[1], g->lo[2]),
+                                  make_float3(g->hi[0], g->hi[1], g->hi[2]));
+            CHECK(cudaGetLastError(), "launching root_setup");
+            fill_root<<<fill_blocks, 256>>>(b->state, n);
+            CHECK(cudaGetLastError(), "launching fill_root");
+        }
+        shape.kernel<<<shape.blocks, shape.threads>>>(p);
+        CHECK(cudaGetLastError(), "launching build_kernel");
+        CHECK(cudaEventRecord(stop), "cudaEventRecord");
+        rc = wait_for_build(stop, b->state, watchdog_s == 0 ? 10.0 : watchdog_s, err, errlen);
+        if (rc == GPU_BUILD_STALLED) return rc;
+        if (rc) goto fail;
+        CHECK(cudaMemcpy(out, b->state, sizeof *out, cudaMemcpyDeviceToHost), "reading the build state");
+        if (!p.can_park || out->error.v != BUILD_OK || !out->park.v) break;
+        /* Parked: the pool ran out.  Double it and resume. */
+        double t0 = seconds_now();
+        uint64_t had = pool->heap.bytes;
+        if (kda_pool_grow(pool, opt->pool_step ? had + opt->pool_step : 2 * had, err, errlen)) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, errlen, "pool exhausted after %llu allocations and it cannot grow past %.1f MiB: %s",
+                     (unsigned long long)out->n_alloc, (double)had / (1 << 20), why);
+            goto fail;
+        }
+        grew->ms += 1e3 * (seconds_now() - t0);
+        grew->steps++;
+        p.heap = pool->heap;
+        has_root = out->root_refs != NULL;
+        resume_queue<<<256, 256>>>(p, out->spilled.v);
+        CHECK(cudaGetLastError(), "launching resume_queue");
+    }
     CHECK(cudaEventElapsedTime(ms, start, stop), "cudaEventElapsedTime");
-    CHECK(cudaMemcpy(out, b->state, sizeof *out, cudaMemcpyDeviceToHost), "reading the build state");
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
     return 0;
@@ -495,16 +567,39 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     uint32_t repeat = opt->repeat ? opt->repeat : 1;
     build_state st;
     launch_shape shape;
+    pool_growth grew;
 
-    if (kda_pool_create(&pool, pool_bytes, err, errlen)) return -1;
+    const char *why_fixed = NULL;
+    if (opt->pool_auto && kda_allocator_grows(&why_fixed)) {
+        /* Addresses for as much as the GPU has free; memory as it is needed. */
+        size_t free_bytes = 0, total_bytes = 0;
+        /* An allocator that never reuses memory must hold every request:
+         * 30-60x the root array on the shared scenes, so it starts at 32x
+         * instead of growing five times from 2x (each growth step costs a
+         * relaunch, docs/builder.md). */
+        double factor = opt->pool_start > 0 ? opt->pool_start : kda_allocator_frees() ? 2.0 : 32.0;
+        double start = factor * (double)root_bytes;
+        if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+            snprintf(err, errlen, "reading the GPU's free memory: %s", cudaGetErrorString(cudaGetLastError()));
+            return -1;
+        }
+        uint64_t limit = opt->pool_limit && opt->pool_limit < free_bytes ? opt->pool_limit : free_bytes;
+        if (kda_pool_create_growable(&pool, (uint64_t)start, limit, err, errlen)) return -1;
+        stats->pool_grows = 1;
+        stats->pool_start_bytes = pool.start_bytes;
+    } else {
+        stats->pool_fixed_why = opt->pool_auto ? why_fixed : NULL;
+        if (kda_pool_create(&pool, pool_bytes, err, errlen)) return -1;
+    }
 
     /* The grid: as many blocks as stay resident at once. */
     int device = 0, sms = 0, per_sm = 0;
     cudaFuncAttributes attr;
     CHECK(cudaGetDevice(&device), "cudaGetDevice");
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
-    CHECK(cudaFuncGetAttributes(&attr, build_kernel), "reading the build kernel's attributes");
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, build_kernel, WARPS_PER_BLOCK * 32, 0),
+    shape.kernel = pool.limit_bytes ? build_kernel_parking : build_kernel;
+    CHECK(cudaFuncGetAttributes(&attr, shape.kernel), "reading the build kernel's attributes");
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shape.kernel, WARPS_PER_BLOCK * 32, 0),
           "computing the build kernel's occupancy");
     shape.threads = WARPS_PER_BLOCK * 32;
     shape.blocks = (uint32_t)(per_sm > 0 ? per_sm : 1) * (uint32_t)sms;
@@ -525,7 +620,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
         CHECK(kda_walk_stats_reset(), "resetting the walk statistics");
 #endif
         if (alloc_buffers(&b, n, err, errlen)) goto fail;
-        int rc = run_build(g, &pool, &b, shape, 1, opt->watchdog_s, &ms, &st, err, errlen);
+        int rc = run_build(g, &pool, &b, shape, 1, opt, &ms, &st, &grew, err, errlen);
         if (rc == GPU_BUILD_STALLED) return rc; /* freeing would wait for the stuck kernel */
         if (rc) goto fail;
         if (st.error.v == BUILD_OK) break;
@@ -567,7 +662,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
      * race): a full array is grown and that build repeated. */
     for (uint32_t r = 0, attempt = 0; r < repeat;) {
         if (alloc_buffers(&b, n, err, errlen)) goto fail;
-        int rc = run_build(g, &pool, &b, shape, 0, opt->watchdog_s, &times[r], &st, err, errlen);
+        int rc = run_build(g, &pool, &b, shape, 0, opt, &times[r], &st, &grew, err, errlen);
         if (rc == GPU_BUILD_STALLED) return rc;
         if (rc) goto fail;
         if (st.error.v == BUILD_OK) {
@@ -582,6 +677,11 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     stats->ms_min = times[0];
     stats->ms_max = times[repeat - 1];
     stats->builds_timed = repeat;
+    if (stats->pool_grows) { /* what the last timed build mapped */
+        pool_bytes = pool.heap.bytes;
+        stats->grow_steps = grew.steps;
+        stats->grow_ms = grew.ms;
+    }
     stats->pool_bytes = pool_bytes;
     stats->pool_factor = (double)pool_bytes / (double)root_bytes;
     stats->registers = attr.numRegs;

@@ -49,8 +49,15 @@ typedef struct gpu_tree {
 } gpu_tree;
 
 typedef struct gpu_build_options {
-    double pool_factor;   /* pool = factor x the root array's bytes ... */
+    double pool_factor;   /* fixed pool = factor x the root array's bytes ... */
     uint64_t pool_bytes;  /* ... unless this is non-zero */
+    int pool_auto;        /* a pool that grows instead (where the allocator can:
+                           * else the fixed pool above, and stats say why) */
+    double pool_start;    /* pool_auto: it starts at this factor x the root array
+                           * (0: 2, or 32 for an allocator that never reuses
+                           * memory), rounded up to the GPU's mapping granule */
+    uint64_t pool_step;   /* pool_auto: grow by this much (0: double; tests) */
+    uint64_t pool_limit;  /* pool_auto: grow to at most this much (0: the GPU's free memory) */
     uint32_t repeat;      /* timed builds after the warm-up (>= 1) */
     uint32_t queue_capacity; /* first size of the task queue (grown on overflow); 0: from the scene */
     double watchdog_s;    /* a build that makes no progress this long is stuck; 0: 10 s; < 0: no watchdog */
@@ -63,8 +70,13 @@ typedef struct gpu_build_stats {
     uint64_t n_alloc;           /* allocations during one build */
     double alloc_mean, alloc_sigma; /* allocation sizes, bytes */
     uint64_t peak_pool_bytes;   /* most bytes live at once (requested sizes) */
-    uint64_t pool_bytes;
+    uint64_t pool_bytes;        /* the pool at the end of the build (growable: mapped) */
     double pool_factor;         /* pool over the root array's bytes */
+    int pool_grows;             /* the pool grew as needed (--pool auto) */
+    const char *pool_fixed_why; /* --pool auto with an allocator that cannot grow: why */
+    uint64_t pool_start_bytes;  /* growable: mapped at the start of each build */
+    uint32_t grow_steps;        /* growable: growth steps in the last timed build */
+    double grow_ms;             /* ... and the host time they took */
     int pool_raised;            /* the factor asked for less than the allocator's
                                  * minimum pool, which was taken instead */
     int pool_wrapped;           /* AWMalloc: more was allocated than the pool
@@ -82,7 +94,8 @@ typedef struct gpu_build_stats {
 
 /* Builds the tree.  On failure returns -1 with a message: the pool is
  * exhausted ("pool exhausted after K allocations; rerun with --pool-factor
- * > F"), device memory ran out, or a CUDA call failed.  Queue, node and
+ * > F"; a growable pool: the GPU's memory is), device memory ran out, or
+ * a CUDA call failed.  Queue, node and
  * reference arrays that turn out too small are grown and the build rerun.
  * Returns GPU_BUILD_STALLED, with the allocator and the build's state in
  * the message, when the build kernel made no progress for

@@ -33,7 +33,7 @@
 enum { PHASE_BIN = 0, PHASE_SCATTER = 1 };
 enum {
     BUILD_OK = 0,
-    BUILD_POOL_EXHAUSTED, /* the allocator returned NULL */
+    BUILD_POOL_EXHAUSTED, /* the allocator returned NULL (a pool that cannot grow) */
     BUILD_QUEUE_FULL,     /* these three: grow the array and build again */
     BUILD_NODES_FULL,
     BUILD_REFS_FULL,
@@ -91,6 +91,8 @@ typedef struct build_state {
     line_u32 n_nodes;
     line_u32 refs_out; /* reserved length of the output references */
     line_u32 q_head, q_tail, s_head, s_tail;
+    line_u32 park;     /* the pool ran out and may grow: spill, do not start work */
+    line_u32 spilled;  /* node tasks in the spill array */
     unsigned long long n_alloc, alloc_bytes, alloc_sq;
     unsigned long long live_bytes, peak_bytes;
     unsigned long long profile[PROF_COUNT];
@@ -106,6 +108,8 @@ typedef struct build_params {
     big_slot *slots;
     uint32_t *slot_ids;
     ring slot_ring;
+    task *spill;             /* node tasks kept while the build parks (as many as the queue) */
+    int can_park;            /* the pool can grow: build_kernel_parking, and root_setup parks */
     kdtree_node *nodes;
     uint32_t node_capacity;
     uint32_t *refs_out;
@@ -142,6 +146,7 @@ typedef struct warp_ctx {
     uint32_t bottom, count;    /* the local stack */
     uint32_t out_pos, out_end; /* leaf references reserved, not yet used */
     uint32_t ticket;           /* the block's seeker: its queue position, or NO_TICKET */
+    int can_park;              /* a constant: the kernel for a growable pool (gpu_kernel.cuh) */
     unsigned long long n_alloc, alloc_bytes, alloc_sq;
 } warp_ctx;
 

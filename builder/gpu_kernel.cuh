@@ -22,6 +22,10 @@
  * queue's cache lines nor fight over its head with failing CASes.  Every
  * entry (global or block) counts in state.pending until the warp that took
  * it has emptied its stack.
+ * Parking.  When a growable pool runs out, the node that found it empty and
+ * then every node task a warp would start are spilled, big nodes in flight
+ * are finished, and the kernel ends; the host grows the pool and launches
+ * it again on the spilled tasks (gpu_node_work.cuh).
  * Memory ordering.  A warp's stores are fenced (__threadfence by every
  * lane) before the atomic or queue release that lets another warp see its
  * work; data other warps wrote is read through L2 (__ldcg), never a stale
@@ -74,7 +78,7 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
         return;
     }
     uint32_t *left, *right;
-    if (warp_alloc_children(c, d.n_left, d.n_right, &left, &right)) return;
+    if (warp_alloc_children(c, t, d.n_left, d.n_right, &left, &right)) return;
 
     uint32_t lanes_below = (1u << c->lane) - 1, at_l = 0, at_r = 0;
     float lo = t->lo[d.axis];
@@ -139,11 +143,12 @@ static __device__ int warp_find_work(warp_ctx *c)
     return (int)broadcast((uint32_t)got);
 }
 
-/* At least 3 blocks (24 warps) an SM with every allocator: the kernel is
- * latency-bound, and an allocator whose rare paths are long (CountedBump's
- * bitmap search, ScatterAlloc's) must not cost the builder a third of its
- * warps.  ptxas then keeps 80 registers, what most allocators need anyway. */
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kernel(build_params p)
+/* The persistent kernel's body.  `can_park` is a constant in each of the
+ * two kernels below, so the parking paths (gpu_node_work.cuh) are compiled
+ * only into the kernel for growable pools: present, they cost a fixed
+ * pool's builds 5-8% (code and registers in the hot loops, measured on an
+ * H200), although they never run there. */
+static __device__ __forceinline__ void build_warps(const build_params *p, const int can_park)
 {
     __shared__ warp_smem smem[WARPS_PER_BLOCK];
     __shared__ block_smem block;
@@ -152,7 +157,8 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kern
     }
     __syncthreads();
     warp_ctx c;
-    c.p = &p;
+    c.p = p;
+    c.can_park = can_park;
     c.sm = &smem[threadIdx.x / 32];
     c.bs = &block;
     c.lane = threadIdx.x & 31u;
@@ -171,7 +177,7 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kern
         if (found == 0) {
             if (idle == 0 && c.lane == 0) {
                 atomicAdd(&block.idle, 1);
-                atomicAdd(&p.state->hungry.v, 1u);
+                atomicAdd(&p->state->hungry.v, 1u);
             }
             __nanosleep(idle < 4 ? 32u << idle : 512u);
             idle++;
@@ -179,7 +185,7 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kern
         }
         if (idle && c.lane == 0) {
             atomicSub(&block.idle, 1);
-            atomicSub(&p.state->hungry.v, 1u);
+            atomicSub(&p->state->hungry.v, 1u);
         }
         idle = 0;
         prof_add(&c, PROF_IDLE, idle_since);
@@ -192,14 +198,24 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kern
             else big_scatter_chunk(&c, t.slot, t.n);
             prof_add(&c, PROF_CHUNK, t0);
             prof_count(&c, PROF_CHUNKS);
+        } else if (warp_parked(&c)) {
+            if (c.lane == 0) lane0_spill(&c, &t);
         } else {
             local_push(&c, &t);
         }
         uint32_t nodes = 0;
         while (c.count > 0) {
-            if (++nodes % GLOBAL_CHECK == 0 && broadcast(c.lane == 0 && build_failed(&p))) {
-                c.count = 0; /* abandon the stack */
-                break;
+            if (++nodes % GLOBAL_CHECK == 0) {
+                if (broadcast(c.lane == 0 && build_failed(p))) {
+                    c.count = 0; /* abandon the stack */
+                    break;
+                }
+                if (warp_parked(&c)) {
+                    if (c.lane == 0) spill_stack(p->state, p->spill, p->queue.capacity, c.sm->stack, c.bottom, c.count);
+                    __syncwarp();
+                    c.count = 0;
+                    break;
+                }
             }
             task next = local_pop(&c);
             __syncwarp();
@@ -210,18 +226,33 @@ extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kern
             maybe_donate(&c);
         }
         idle_since = prof_start(&c);
-        if (c.lane == 0) atomicSub(&p.state->pending.v, 1u);
+        if (c.lane == 0) atomicSub(&p->state->pending.v, 1u);
         __syncwarp();
     }
     if (c.lane == 0) {
-        atomicAdd(&p.state->n_alloc, c.n_alloc);
-        atomicAdd(&p.state->alloc_bytes, c.alloc_bytes);
-        atomicAdd(&p.state->alloc_sq, c.alloc_sq);
-        if (p.collect_stats) {
+        atomicAdd(&p->state->n_alloc, c.n_alloc);
+        atomicAdd(&p->state->alloc_bytes, c.alloc_bytes);
+        atomicAdd(&p->state->alloc_sq, c.alloc_sq);
+        if (p->collect_stats) {
             prof_add(&c, PROF_IDLE, idle_since);
-            for (int i = 0; i < PROF_COUNT; i++) atomicAdd(&p.state->profile[i], c.sm->profile[i]);
+            for (int i = 0; i < PROF_COUNT; i++) atomicAdd(&p->state->profile[i], c.sm->profile[i]);
         }
     }
+}
+
+/* At least 3 blocks (24 warps) an SM with every allocator: the kernel is
+ * latency-bound, and an allocator whose rare paths are long (CountedBump's
+ * bitmap search, ScatterAlloc's) must not cost the builder a third of its
+ * warps.  ptxas then keeps 80 registers, what most allocators need anyway. */
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kernel(build_params p)
+{
+    build_warps(&p, 0);
+}
+
+/* The same for a growable pool: parks when the pool runs out. */
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kernel_parking(build_params p)
+{
+    build_warps(&p, 1);
 }
 
 #endif

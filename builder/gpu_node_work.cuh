@@ -1,6 +1,7 @@
 /* gpu_node_work.cuh - what every node needs, whoever does it (included by
  * gpu_kernel.cuh): the child arrays through the allocator (lane 0, as in
- * the paper's workload), node pairs and leaves in the output tree. */
+ * the paper's workload), parking when a growable pool runs out, node pairs
+ * and leaves in the output tree. */
 #ifndef KDA_GPU_NODE_WORK_CUH
 #define KDA_GPU_NODE_WORK_CUH
 
@@ -35,8 +36,71 @@ static __device__ void lane0_free(warp_ctx *c, uint32_t *p, uint32_t count)
     if (c->p->collect_stats) atomicAdd(&c->p->state->live_bytes, (unsigned long long)(0 - (uint64_t)count * 4));
 }
 
-/* The two child arrays; 0 on success, else the error is set. */
-static __device__ int warp_alloc_children(warp_ctx *c, uint32_t nl, uint32_t nr, uint32_t **left, uint32_t **right)
+/* ---- parking (a growable pool that ran out) ----
+ * When the allocator returns NULL and the pool can grow (build_kernel_parking), the
+ * build does not fail.  The node whose child arrays could not be had is
+ * spilled whole (its own array still live) to the spill array, and
+ * state.park is set.  From then on warps spill every node task they would
+ * start instead of doing it, while the chunks of big nodes already in
+ * flight are finished; so the queue drains, state.pending falls to zero
+ * and the kernel ends as after a whole build.  The host then grows the
+ * pool and launches the kernel again with the spilled tasks as the queue's
+ * entries (gpu_build.cu): nothing is copied or done twice. */
+
+/* The parking paths are out of line, and take values, not the warp's
+ * context: they run at most once per node and launch, and inlined (or
+ * given the address of the kernel's locals) they cost the hot loops
+ * registers and local memory with every allocator. */
+
+/* Keeps node task t for the next launch. */
+static __device__ __noinline__ void spill_task(build_state *st, task *spill, uint32_t capacity, task t)
+{
+    uint32_t at = atomicAdd(&st->spilled.v, 1u);
+    if (at >= capacity) { /* the next launch could not queue them all */
+        atomicCAS(&st->error.v, 0u, (uint32_t)BUILD_QUEUE_FULL);
+        return;
+    }
+    spill[at] = t;
+}
+
+static __device__ __forceinline__ void lane0_spill(warp_ctx *c, const task *t)
+{
+    spill_task(c->p->state, c->p->spill, c->p->queue.capacity, *t);
+}
+
+/* Spills `count` tasks of a warp's stack (a ring in shared memory). */
+static __device__ __noinline__ void spill_stack(build_state *st, task *spill, uint32_t capacity, const task *stack,
+                                                uint32_t bottom, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) spill_task(st, spill, capacity, stack[(bottom + i) % LOCAL_TASKS]);
+}
+
+/* The pool had no room for node t's child arrays: the arrays had (l or r,
+ * either may be NULL) are given back, the build parks and t is spilled. */
+static __device__ __noinline__ void park_node(kda_heap heap, build_state *st, task *spill, uint32_t capacity,
+                                              int collect_stats, task t, uint32_t *l, uint32_t *r, uint32_t nl,
+                                              uint32_t nr)
+{
+    for (int s = 0; s < 2; s++) {
+        uint32_t *a = s ? r : l, n = s ? nr : nl;
+        if (!a) continue;
+        kda_free(&heap, a);
+        if (collect_stats) atomicAdd(&st->live_bytes, (unsigned long long)(0 - (uint64_t)n * 4));
+    }
+    atomicExch(&st->park.v, 1u);
+    spill_task(st, spill, capacity, t);
+}
+
+/* Whether the build is parking (every lane gets the answer). */
+static __device__ int warp_parked(const warp_ctx *c)
+{
+    return c->can_park && (int)broadcast(c->lane == 0 && ld_relaxed_u32(&c->p->state->park.v) != 0);
+}
+
+/* The two child arrays of node t; 0 on success.  Else the build parks (t
+ * is spilled, a child array already had is given back) or fails. */
+static __device__ int warp_alloc_children(warp_ctx *c, const task *t, uint32_t nl, uint32_t nr, uint32_t **left,
+                                          uint32_t **right)
 {
     uint32_t *l = NULL, *r = NULL;
     uint32_t ok = 1;
@@ -44,7 +108,21 @@ static __device__ int warp_alloc_children(warp_ctx *c, uint32_t nl, uint32_t nr,
         l = lane0_alloc(c, nl);
         r = lane0_alloc(c, nr);
         ok = (!nl || l) && (!nr || r);
-        if (!ok) set_error(c->p, BUILD_POOL_EXHAUSTED);
+        if (!ok && !c->can_park) {
+            set_error(c->p, BUILD_POOL_EXHAUSTED);
+        } else if (!ok) {
+            /* Given back and not counted: the node asks again once the pool
+             * has grown, so the statistics count each array once. */
+            for (int s = 0; s < 2; s++) {
+                uint64_t bytes = (uint64_t)(s ? nr : nl) * sizeof(uint32_t);
+                if (!(s ? r : l)) continue;
+                c->n_alloc--;
+                c->alloc_bytes -= bytes;
+                c->alloc_sq -= bytes * bytes;
+            }
+            const build_params *p = c->p;
+            park_node(p->heap, p->state, p->spill, p->queue.capacity, p->collect_stats, *t, l, r, nl, nr);
+        }
     }
     if (!broadcast(ok)) return -1;
     *left = broadcast_ptr(l);

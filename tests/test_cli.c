@@ -222,6 +222,24 @@ Test(cli, bad_repeat)
     expect_usage_error(KDALLOC("build", "--repeat", "0"), "--repeat", "build --repeat 0");
 }
 
+/* --pool auto (the default) grows the pool; --pool-factor and --pool-mb
+ * size a fixed one, so they contradict an explicit --pool auto, and
+ * --pool-start is only for a pool that grows.  Checked before any scene is
+ * loaded or GPU touched. */
+Test(cli, bad_pool_options)
+{
+    expect_usage_error(KDALLOC("build", "--pool", "huge"), "--pool", "--pool huge");
+    expect_usage_error(KDALLOC("build", "--pool", "auto", "--pool-factor", "20"), "--pool auto",
+                       "--pool auto --pool-factor 20");
+    expect_usage_error(KDALLOC("render", "-o", TMP("pool.png"), "--pool-mb", "64", "--pool", "auto"), "--pool auto",
+                       "--pool-mb 64 --pool auto");
+    expect_usage_error(KDALLOC("build", "--pool", "fixed", "--pool-start", "2"), "--pool-start",
+                       "--pool fixed --pool-start 2");
+    expect_usage_error(KDALLOC("build", "--pool-factor", "20", "--pool-start", "2"), "--pool-start",
+                       "--pool-factor 20 --pool-start 2");
+    expect_usage_error(KDALLOC("build", "--pool-start", "0.5"), "--pool-start", "--pool-start 0.5");
+}
+
 #ifdef KDALLOC_ALLOCBENCH_EXE
 /* kdalloc-allocbench's survey tests and soak: a bad count, a size over the
  * pool or a bad time limit is one line on stderr and exit 2, before any

@@ -32,7 +32,7 @@ static void require_gpu(void)
 /* The paper's pool of 200x the root array. */
 static gpu_build_options default_options(void)
 {
-    gpu_build_options o = {200.0, 0, 1, 0, 0};
+    gpu_build_options o = {.pool_factor = 200.0, .repeat = 1};
     return o;
 }
 
@@ -215,7 +215,7 @@ Test(gpu_build, pool_too_small, .timeout = 300)
     cr_assert_eq(scene_generate("spheres", 2000000, &s, err, sizeof err), 0, "%s", err);
     gpu_scene g;
     cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
-    gpu_build_options o = {1.5, 0, 1, 0, 0};
+    gpu_build_options o = {.pool_factor = 1.5, .repeat = 1};
     gpu_tree t;
     gpu_build_stats st;
     if (kda_allocator_min_pool() > 1.5 * 4 * s.n_triangles) { /* Halloc: 1.5x is raised to its minimum; an explicit size below it is refused */
@@ -253,6 +253,127 @@ Test(gpu_build, pool_too_small, .timeout = 300)
     scene_free(&s);
 }
 
+/* ---- --pool auto: a pool that grows as the build needs it ---- */
+
+/* Builds s with the paper's fixed pool of 200x and with the growable pool
+ * of `grow`: the same tree (node and reference counts, depth, SAH cost),
+ * the same allocator workload (N_alloc and the requests' mean size: a node
+ * that parked asks again, and its first, given-back request is not
+ * counted), and the grown tree valid and hit-for-hit right.  An allocator
+ * that cannot grow builds on a fixed pool and says why.  Returns the
+ * growable build's statistics. */
+static gpu_build_stats check_grown_tree(const scene *s, const char *name, const gpu_build_options *grow)
+{
+    require_gpu();
+    gpu_build_options fixed = default_options();
+    built a, b;
+    build_on_gpu(s, &fixed, &a);
+    build_on_gpu(s, grow, &b);
+    const char *why;
+    if (kda_allocator_grows(&why)) {
+        cr_assert(b.st.pool_grows, "%s can grow", kda_allocator_name());
+        cr_assert_leq(b.st.pool_start_bytes, b.st.pool_bytes);
+    } else {
+        cr_assert(!b.st.pool_grows);
+        cr_assert(b.st.pool_fixed_why && !strcmp(b.st.pool_fixed_why, why), "why: %s", b.st.pool_fixed_why);
+    }
+    cr_assert_eq(kdtree_check(&b.host, s, err, sizeof err), 0, "%s: %s", name, err);
+    kdtree_stats x, y;
+    kdtree_compute_stats(&a.host, s->n_triangles, &x);
+    kdtree_compute_stats(&b.host, s->n_triangles, &y);
+    cr_assert_eq(y.n_nodes, x.n_nodes, "%s: %u nodes grown, %u fixed", name, y.n_nodes, x.n_nodes);
+    cr_assert_eq(y.n_leaves, x.n_leaves, "%s", name);
+    cr_assert_eq(y.n_refs, x.n_refs, "%s", name);
+    cr_assert_eq(y.max_depth, x.max_depth, "%s", name);
+    cr_assert_eq(y.sah_cost, x.sah_cost, "%s: SAH %.4f grown, %.4f fixed", name, y.sah_cost, x.sah_cost);
+    cr_assert_eq(b.st.n_alloc, a.st.n_alloc, "%s: N_alloc %llu grown, %llu fixed", name,
+                 (unsigned long long)b.st.n_alloc, (unsigned long long)a.st.n_alloc);
+    cr_assert_eq(b.st.alloc_mean, a.st.alloc_mean, "%s", name);
+    camera c = random_camera(s, 7);
+    validation v;
+    cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &c, 4000, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(v.mismatches, 0, "%s: %s", name, v.first);
+    cr_log_info("%s (%s): pool %s, %.1f MiB from %.1f MiB in %u steps (%.3f ms), build %.3f ms (fixed 200x: %.3f)",
+                name, kda_allocator_name(), b.st.pool_grows ? "grown" : "fixed", b.st.pool_bytes / 1048576.0,
+                b.st.pool_start_bytes / 1048576.0, b.st.grow_steps, b.st.grow_ms, b.st.tree.build_ms,
+                a.st.tree.build_ms);
+    gpu_build_stats st = b.st;
+    free_built(&a);
+    free_built(&b);
+    return st;
+}
+
+static gpu_build_options auto_options(void)
+{
+    gpu_build_options o = default_options();
+    o.pool_auto = 1;
+    return o;
+}
+
+Test(gpu_build, pool_auto_same_tree_sponza, .timeout = 300)
+{
+    scene s;
+    load_shared("sponza.obj.gz", &s);
+    gpu_build_options o = auto_options();
+    o.repeat = 3; /* every timed build starts small and grows again */
+    check_grown_tree(&s, "sponza", &o);
+    scene_free(&s);
+}
+
+Test(gpu_build, pool_auto_same_tree_spheres, .timeout = 300)
+{
+    scene s;
+    cr_assert_eq(scene_generate("spheres", 300000, &s, err, sizeof err), 0, "%s", err);
+    gpu_build_options o = auto_options();
+    check_grown_tree(&s, "spheres", &o);
+    scene_free(&s);
+}
+
+/* A start of 1x the root array and growth by one step of a few MiB at a
+ * time: the build parks and resumes many times (big nodes in flight, the
+ * root's own array at first for the allocators with headers), and still
+ * makes the same tree. */
+Test(gpu_build, pool_auto_many_small_steps, .timeout = 300)
+{
+    const char *why;
+    if (!kda_allocator_grows(&why)) cr_skip_test("%s cannot grow its pool: %s", kda_allocator_name(), why);
+    scene s;
+    cr_assert_eq(scene_generate("spheres", 2000000, &s, err, sizeof err), 0, "%s", err);
+    gpu_build_options o = auto_options();
+    o.pool_start = 1.0;
+    /* AtomicMalloc never reuses: its pool must hold every request, so its
+     * steps are larger (a pool has at most KDA_POOL_MAX_MAPS mappings). */
+    o.pool_step = kda_allocator_frees() ? 2u << 20 : 32u << 20;
+    gpu_build_stats st = check_grown_tree(&s, "spheres 2M", &o);
+    cr_assert_geq(st.grow_steps, 4, "%u growth steps", st.grow_steps);
+    scene_free(&s);
+}
+
+/* A growable pool that may not grow far enough: one clear error, and the
+ * GPU is still usable. */
+Test(gpu_build, pool_auto_limit_reached, .timeout = 300)
+{
+    require_gpu();
+    const char *why;
+    if (!kda_allocator_grows(&why)) cr_skip_test("%s cannot grow its pool: %s", kda_allocator_name(), why);
+    scene s;
+    cr_assert_eq(scene_generate("spheres", 2000000, &s, err, sizeof err), 0, "%s", err);
+    gpu_scene g;
+    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
+    gpu_build_options o = auto_options();
+    o.pool_start = 1.0;
+    o.pool_limit = 12u << 20; /* 1.5x the root array */
+    gpu_tree t;
+    gpu_build_stats st;
+    cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), -1);
+    cr_assert(strstr(err, "pool exhausted after") && strstr(err, "cannot grow past"), "message: %s", err);
+    o = auto_options();
+    cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), 0, "%s", err);
+    gpu_tree_free(&t);
+    gpu_scene_free(&g);
+    scene_free(&s);
+}
+
 /* The pool raised to the allocator's minimum where the factor asks for less. */
 Test(gpu_build, minimum_pool, .timeout = 300)
 {
@@ -276,7 +397,7 @@ Test(gpu_build, refused_with_the_reason)
     gpu_scene g;
     memset(&g, 0, sizeof g);
     g.n_triangles = 1;
-    gpu_build_options o = {200.0, 0, 1, 0, 0};
+    gpu_build_options o = {.pool_factor = 200.0, .repeat = 1};
     gpu_tree t;
     gpu_build_stats st;
     cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), -1);

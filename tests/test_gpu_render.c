@@ -114,7 +114,7 @@ Test(gpu_render, gpu_tree_and_cpu_tree_agree, .timeout = 120)
     gpu_scene g;
     gpu_tree gt;
     gpu_build_stats bst;
-    gpu_build_options bo = {200.0, 0, 1, 0, 0};
+    gpu_build_options bo = {.pool_factor = 200.0, .repeat = 1};
     cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
     cr_assert_eq(gpu_build(&g, &bo, &gt, &bst, err, sizeof err), 0, "%s", err);
     render_options o = options_for(&s, SHADE_DIFFUSE, 0);
