@@ -58,7 +58,8 @@ extern "C" int kda_pool_reset(kda_pool *pool, char *err, size_t errlen)
 
 /* CUDA's malloc serves from the driver's device heap: size it.  The size
  * is fixed once a kernel that uses malloc has run; a later pool may then
- * only reuse it. */
+ * only reuse it, if it is large enough (the driver rounds small heaps up:
+ * a heap of 800 bytes is 4 MiB). */
 static int size_device_heap(uint64_t bytes, char *err, size_t errlen)
 {
     size_t limit = 0;
@@ -68,7 +69,7 @@ static int size_device_heap(uint64_t bytes, char *err, size_t errlen)
     if (limit == bytes) return 0;
     if (cudaDeviceSetLimit(cudaLimitMallocHeapSize, bytes) != cudaSuccess) {
         cudaGetLastError();
-        if (limit >= bytes && limit - bytes < (limit >> 4)) return 0; /* what the driver made of the same request */
+        if (limit >= bytes) return 0; /* the heap the driver made of an earlier request holds this pool */
         snprintf(err, errlen,
                  "CUDA's device malloc heap is fixed at %.1f MiB once a kernel has used it; a pool of %.1f MiB "
                  "needs a new process",
@@ -327,8 +328,12 @@ extern "C" int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t e
     uint64_t want = round_up(bytes, pool->granule);
     if (want > pool->limit_bytes) want = pool->limit_bytes;
     if (want <= pool->heap.bytes) {
-        snprintf(err, errlen, "the pool cannot grow past %.1f MiB, the most %s can address here",
-                 (double)pool->limit_bytes / (1 << 20), KDA_ALLOC_NAME);
+        if (pool->heap.bytes >= pool->limit_bytes)
+            snprintf(err, errlen, "the pool cannot grow past %.1f MiB, the most %s can address here",
+                     (double)pool->limit_bytes / (1 << 20), KDA_ALLOC_NAME);
+        else
+            snprintf(err, errlen, "the pool holds %.1f MiB already, no less than the %.1f MiB asked for",
+                     (double)pool->heap.bytes / (1 << 20), (double)bytes / (1 << 20));
         return -1;
     }
     if (map_more(pool, want, err, errlen)) return -1;

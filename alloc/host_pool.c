@@ -98,7 +98,10 @@ int kda_host_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit
     pool->n_sms = n_sms;
     pool->limit_bytes = limit / page * page < start ? start : limit / page * page;
     pool->heap.bytes = start;
-    if (kda_alloc_plan(pool, start, n_sms, err, errlen)) return -1;
+    if (kda_alloc_plan(pool, start, n_sms, err, errlen)) {
+        memset(pool, 0, sizeof *pool);
+        return -1;
+    }
     pool->limit_bytes = pool->limit_bytes / page * page;
     if (pool->limit_bytes < start || kda_alloc_plan(pool, start, n_sms, err, errlen)) {
         snprintf(err, errlen, "%s cannot address a pool of %llu bytes", KDA_ALLOC_NAME, (unsigned long long)start);
@@ -135,8 +138,12 @@ int kda_host_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
     uint64_t want = (bytes + pool->granule - 1) / pool->granule * pool->granule;
     if (want > pool->limit_bytes) want = pool->limit_bytes;
     if (want <= pool->heap.bytes) {
-        snprintf(err, errlen, "the pool cannot grow past %llu bytes, the most %s can address here",
-                 (unsigned long long)pool->limit_bytes, KDA_ALLOC_NAME);
+        if (pool->heap.bytes >= pool->limit_bytes)
+            snprintf(err, errlen, "the pool cannot grow past %llu bytes, the most %s can address here",
+                     (unsigned long long)pool->limit_bytes, KDA_ALLOC_NAME);
+        else
+            snprintf(err, errlen, "the pool holds %llu bytes already, no less than the %llu asked for",
+                     (unsigned long long)pool->heap.bytes, (unsigned long long)bytes);
         return -1;
     }
     if (mprotect(pool->heap.base + pool->heap.bytes, want - pool->heap.bytes, PROT_READ | PROT_WRITE)) {

@@ -5,8 +5,9 @@
  * Oracles: the invariants of kdtree_check on the downloaded tree; closest
  * hits of rays through it against brute force over all triangles; the SAH
  * cost of the CPU reference builder's tree (the GPU's may be at most 10%
- * worse); and repeated builds, which must all be valid and identical in
- * structure. */
+ * worse); repeated builds, which must all be valid and identical in
+ * structure; and builds from a pool that grows (--pool auto), which must
+ * make the same tree with the same allocator workload as a fixed pool. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -71,6 +72,60 @@ static void free_built(built *b)
     gpu_scene_free(&b->g);
 }
 
+/* ---- --pool auto: a pool that grows as the build needs it ---- */
+
+static gpu_build_options auto_options(void)
+{
+    gpu_build_options o = default_options();
+    o.pool_auto = 1;
+    return o;
+}
+
+/* Builds s again with the growable pool of `grow` and compares with the
+ * fixed pool's build `fixed`: the same tree (node, leaf and reference
+ * counts, depth, SAH cost), the same allocator workload (N_alloc and the
+ * requests' mean size: a node that parked asks again, and its first,
+ * given-back request is not counted), and the grown tree valid and
+ * hit-for-hit right.  An allocator that cannot grow builds on a fixed pool
+ * and says why.  Returns the growable build's statistics. */
+static gpu_build_stats expect_same_when_grown(const scene *s, const char *name, const built *fixed,
+                                              const gpu_build_options *grow)
+{
+    built b;
+    build_on_gpu(s, grow, &b);
+    const char *why;
+    if (kda_allocator_grows(&why)) {
+        cr_assert(b.st.pool_grows, "%s can grow", kda_allocator_name());
+        cr_assert_leq(b.st.pool_start_bytes, b.st.pool_bytes);
+    } else {
+        cr_assert(!b.st.pool_grows);
+        cr_assert(b.st.pool_fixed_why && !strcmp(b.st.pool_fixed_why, why), "why: %s", b.st.pool_fixed_why);
+    }
+    cr_assert_eq(kdtree_check(&b.host, s, err, sizeof err), 0, "%s: %s", name, err);
+    kdtree_stats x, y;
+    kdtree_compute_stats(&fixed->host, s->n_triangles, &x);
+    kdtree_compute_stats(&b.host, s->n_triangles, &y);
+    cr_assert_eq(y.n_nodes, x.n_nodes, "%s: %u nodes grown, %u fixed", name, y.n_nodes, x.n_nodes);
+    cr_assert_eq(y.n_leaves, x.n_leaves, "%s", name);
+    cr_assert_eq(y.n_refs, x.n_refs, "%s", name);
+    cr_assert_eq(y.max_depth, x.max_depth, "%s", name);
+    cr_assert_eq(y.sah_cost, x.sah_cost, "%s: SAH %.4f grown, %.4f fixed", name, y.sah_cost, x.sah_cost);
+    cr_assert_eq(b.st.n_alloc, fixed->st.n_alloc, "%s: N_alloc %llu grown, %llu fixed", name,
+                 (unsigned long long)b.st.n_alloc, (unsigned long long)fixed->st.n_alloc);
+    cr_assert_eq(b.st.alloc_mean, fixed->st.alloc_mean, "%s", name);
+    camera c = random_camera(s, 7);
+    validation v;
+    cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &c, 4000, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(v.mismatches, 0, "%s: %s", name, v.first);
+    cr_log_info("%s (%s): pool %s, %.1f MiB from %.1f MiB in %u steps (%.3f ms), build %.3f ms (fixed: %.3f)", name,
+                kda_allocator_name(), b.st.pool_grows ? "grown" : "fixed", b.st.pool_bytes / 1048576.0,
+                b.st.pool_start_bytes / 1048576.0, b.st.grow_steps, b.st.grow_ms, b.st.tree.build_ms,
+                fixed->st.tree.build_ms);
+    gpu_build_stats st = b.st;
+    free_built(&b);
+    return st;
+}
+
 /* Everything the issue asks of one scene. */
 static void check_scene(const scene *s, const char *name, double pool_factor)
 {
@@ -101,6 +156,9 @@ static void check_scene(const scene *s, const char *name, double pool_factor)
         cr_assert_eq(v.mismatches, 0, "%s view %u: %s", name, view, v.first);
         cr_assert_eq(v.rays, 4000);
     }
+    gpu_build_options grow = auto_options();
+    grow.pool_factor = pool_factor; /* where the allocator cannot grow */
+    expect_same_when_grown(s, name, &b, &grow); /* and the same tree from a pool that grows */
     free_built(&b);
 }
 
@@ -255,59 +313,17 @@ Test(gpu_build, pool_too_small, .timeout = 300)
 
 /* ---- --pool auto: a pool that grows as the build needs it ---- */
 
-/* Builds s with the paper's fixed pool of 200x and with the growable pool
- * of `grow`: the same tree (node and reference counts, depth, SAH cost),
- * the same allocator workload (N_alloc and the requests' mean size: a node
- * that parked asks again, and its first, given-back request is not
- * counted), and the grown tree valid and hit-for-hit right.  An allocator
- * that cannot grow builds on a fixed pool and says why.  Returns the
- * growable build's statistics. */
+/* The paper's 200x pool and a growable one: the same tree (every scene's
+ * test above compares them too). */
 static gpu_build_stats check_grown_tree(const scene *s, const char *name, const gpu_build_options *grow)
 {
     require_gpu();
     gpu_build_options fixed = default_options();
-    built a, b;
+    built a;
     build_on_gpu(s, &fixed, &a);
-    build_on_gpu(s, grow, &b);
-    const char *why;
-    if (kda_allocator_grows(&why)) {
-        cr_assert(b.st.pool_grows, "%s can grow", kda_allocator_name());
-        cr_assert_leq(b.st.pool_start_bytes, b.st.pool_bytes);
-    } else {
-        cr_assert(!b.st.pool_grows);
-        cr_assert(b.st.pool_fixed_why && !strcmp(b.st.pool_fixed_why, why), "why: %s", b.st.pool_fixed_why);
-    }
-    cr_assert_eq(kdtree_check(&b.host, s, err, sizeof err), 0, "%s: %s", name, err);
-    kdtree_stats x, y;
-    kdtree_compute_stats(&a.host, s->n_triangles, &x);
-    kdtree_compute_stats(&b.host, s->n_triangles, &y);
-    cr_assert_eq(y.n_nodes, x.n_nodes, "%s: %u nodes grown, %u fixed", name, y.n_nodes, x.n_nodes);
-    cr_assert_eq(y.n_leaves, x.n_leaves, "%s", name);
-    cr_assert_eq(y.n_refs, x.n_refs, "%s", name);
-    cr_assert_eq(y.max_depth, x.max_depth, "%s", name);
-    cr_assert_eq(y.sah_cost, x.sah_cost, "%s: SAH %.4f grown, %.4f fixed", name, y.sah_cost, x.sah_cost);
-    cr_assert_eq(b.st.n_alloc, a.st.n_alloc, "%s: N_alloc %llu grown, %llu fixed", name,
-                 (unsigned long long)b.st.n_alloc, (unsigned long long)a.st.n_alloc);
-    cr_assert_eq(b.st.alloc_mean, a.st.alloc_mean, "%s", name);
-    camera c = random_camera(s, 7);
-    validation v;
-    cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &c, 4000, &v, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(v.mismatches, 0, "%s: %s", name, v.first);
-    cr_log_info("%s (%s): pool %s, %.1f MiB from %.1f MiB in %u steps (%.3f ms), build %.3f ms (fixed 200x: %.3f)",
-                name, kda_allocator_name(), b.st.pool_grows ? "grown" : "fixed", b.st.pool_bytes / 1048576.0,
-                b.st.pool_start_bytes / 1048576.0, b.st.grow_steps, b.st.grow_ms, b.st.tree.build_ms,
-                a.st.tree.build_ms);
-    gpu_build_stats st = b.st;
+    gpu_build_stats st = expect_same_when_grown(s, name, &a, grow);
     free_built(&a);
-    free_built(&b);
     return st;
-}
-
-static gpu_build_options auto_options(void)
-{
-    gpu_build_options o = default_options();
-    o.pool_auto = 1;
-    return o;
 }
 
 Test(gpu_build, pool_auto_same_tree_sponza, .timeout = 300)
