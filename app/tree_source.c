@@ -62,10 +62,22 @@ void tree_source_usage(FILE *f)
                "  --watchdog S        GPU: a build without progress for S seconds is stuck (default 10; 0: off)\n");
 }
 
+/* A multiple of the root array: 1 to 100000. */
+static int parse_pool_factor(const char *name, const char *arg, double *out)
+{
+    float f;
+    if (cli_parse_float(name, arg, &f)) return -1;
+    if (!(f >= 1.0f && f <= 100000.0f)) {
+        cli_error("%s: %s is outside 1 to 100000", name, arg);
+        return -1;
+    }
+    *out = f;
+    return 0;
+}
+
 int tree_source_option(tree_source *ts, int c, const char *arg)
 {
     uint64_t v;
-    float f;
     switch (c) {
     case OPT_SCENE: ts->scene.generator = arg; return 1;
     case OPT_TRIANGLES:
@@ -85,20 +97,10 @@ int tree_source_option(tree_source *ts, int c, const char *arg)
         ts->pool_asked = arg[0];
         return 1;
     case OPT_POOL_START:
-        if (cli_parse_float("--pool-start", arg, &f)) return -1;
-        if (!(f >= 1.0f && f <= 100000.0f)) {
-            cli_error("--pool-start: %s is outside 1 to 100000", arg);
-            return -1;
-        }
-        ts->pool_start = f;
+        if (parse_pool_factor("--pool-start", arg, &ts->pool_start)) return -1;
         return 1;
     case OPT_POOL_FACTOR:
-        if (cli_parse_float("--pool-factor", arg, &f)) return -1;
-        if (!(f >= 1.0f && f <= 100000.0f)) {
-            cli_error("--pool-factor: %s is outside 1 to 100000", arg);
-            return -1;
-        }
-        ts->pool_factor = f;
+        if (parse_pool_factor("--pool-factor", arg, &ts->pool_factor)) return -1;
         ts->pool_sized = 1;
         return 1;
     case OPT_POOL_MB:

@@ -922,6 +922,23 @@ static uint64_t grow_size(uint64_t *rng, int i)
     return i % 16 == 15 ? (192u << 10) + mix(*rng) % (1u << 20) : size;
 }
 
+
+/* A request of `size` (larger than the start) is served from the grown
+ * memory beside block p (1000 bytes filled with `key`), both stay intact,
+ * and once both are freed the state is whole; the pool is destroyed. */
+static void expect_grown_memory_serves(kda_pool *pool, unsigned char *p, int key, uint64_t size)
+{
+    unsigned char *q = kda_malloc(&pool->heap, size);
+    cr_assert_not_null(q, "%llu bytes from the grown memory", (unsigned long long)size);
+    check_pointer(pool, q, size);
+    fill(q, size, key + 1);
+    cr_assert(intact(p, 1000, key) && intact(q, size, key + 1));
+    kda_free(&pool->heap, q);
+    kda_free(&pool->heap, p);
+    expect_all_free(pool);
+    kda_host_pool_destroy(pool);
+}
+
 /* One thread allocates until NULL, the pool grows by half, the request
  * that failed is served where the new memory holds it (else it is asked
  * again after the next growth), over every step up to the limit; nothing
@@ -1034,15 +1051,7 @@ Test(grow, single_thread_up_to_the_limit, .timeout = 120)
     /* and grows again, in one step to the limit */
     cr_assert_null(kda_malloc(&pool.heap, 4 * GROW_START), "larger than the start");
     grow_to(&pool, GROW_LIMIT);
-    unsigned char *q = kda_malloc(&pool.heap, 4 * GROW_START);
-    cr_assert_not_null(q, "larger than the start, after growing again");
-    check_pointer(&pool, q, 4 * GROW_START);
-    fill(q, 4 * GROW_START, 2);
-    cr_assert(intact(p, 1000, 1) && intact(q, 4 * GROW_START, 2));
-    kda_free(&pool.heap, q);
-    kda_free(&pool.heap, p);
-    expect_all_free(&pool);
-    kda_host_pool_destroy(&pool);
+    expect_grown_memory_serves(&pool, p, 1, 4 * GROW_START);
 }
 
 /* The smallest steps: from one page, a page at a time, up to 1 MiB, with
@@ -1110,15 +1119,7 @@ Test(grow, capped_at_the_limit)
     cr_assert_eq(kda_host_pool_grow(&pool, GROW_START, err, sizeof err), -1, "smaller than it is");
     cr_assert(err[0], "no message");
     cr_assert_eq(pool.heap.bytes, 4 * GROW_START);
-    unsigned char *q = kda_malloc(&pool.heap, 2 * GROW_START);
-    cr_assert_not_null(q, "the grown memory serves");
-    check_pointer(&pool, q, 2 * GROW_START);
-    fill(q, 2 * GROW_START, 4);
-    cr_assert(intact(p, 1000, 3) && intact(q, 2 * GROW_START, 4));
-    kda_free(&pool.heap, q);
-    kda_free(&pool.heap, p);
-    expect_all_free(&pool);
-    kda_host_pool_destroy(&pool);
+    expect_grown_memory_serves(&pool, p, 3, 2 * GROW_START);
 }
 
 /* ---- growth between rounds of many threads ---- */
