@@ -188,7 +188,7 @@ void kda_scan_circular(const void *pool_copy, const kda_heap *h, kda_scan *out,
  *   void kda_alloc_grow(const kda_heap *before, const kda_heap *after)  (KDA_FN)
  *        run by one thread while no other uses the allocator: takes the
  *        memory between the two sizes in (a free chunk, a higher limit).
- * The others define KDA_ALLOC_NO_GROW_WHY, a phrase saying why not.
+ * The others may define KDA_ALLOC_NO_GROW_WHY, a phrase saying why not.
  * An allocator with a per-warp clean-up also defines KDA_ALLOC_WARP_DONE
  * and kda_warp_done (below); the others get the empty one.
  * ------------------------------------------------------------------------ */
@@ -208,6 +208,9 @@ KDA_FN void kda_warp_done(const kda_heap *h) { (void)h; }
 
 #ifndef KDA_ALLOC_GROWS
 #define KDA_ALLOC_GROWS 0
+#ifndef KDA_ALLOC_NO_GROW_WHY
+#define KDA_ALLOC_NO_GROW_WHY "it has no growth step (KDA_ALLOC_GROWS)"
+#endif
 KDA_FN void kda_alloc_grow(const kda_heap *before, const kda_heap *after) { (void)before, (void)after; }
 static inline void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes) { (void)h, (void)bytes; }
 #endif
