@@ -239,6 +239,8 @@ typedef struct build_buffers {
     float4 *box_lo, *box_hi;
     build_state *state;
     task *cells, *spill;
+    uint2 *out_left; /* one per warp of the grid */
+    uint32_t warps;
     uint32_t *queue_seq;
     big_slot *slots;
     uint32_t *slot_ids, *slot_seq;
@@ -254,6 +256,7 @@ static void free_buffers(build_buffers *b)
     cudaFree(b->state);
     cudaFree(b->cells);
     cudaFree(b->spill);
+    cudaFree(b->out_left);
     cudaFree(b->queue_seq);
     cudaFree(b->slots);
     cudaFree(b->slot_ids);
@@ -273,6 +276,7 @@ static int alloc_buffers(build_buffers *b, uint32_t n, char *err, size_t errlen)
         CHECK(cudaMalloc(&b->slots, SLOTS * sizeof(big_slot)), "allocating big-node slots");
         CHECK(cudaMalloc(&b->slot_ids, SLOTS * sizeof(uint32_t)), "allocating big-node slots");
         CHECK(cudaMalloc(&b->slot_seq, SLOTS * sizeof(uint32_t)), "allocating big-node slots");
+        CHECK(cudaMalloc(&b->out_left, (size_t)b->warps * sizeof(uint2)), "allocating the build state");
     }
     if (!b->cells) {
         CHECK(cudaMalloc(&b->cells, (size_t)b->queue_capacity * sizeof(task)), "allocating the task queue");
@@ -344,6 +348,7 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     p.state = b->state;
     p.cells = b->cells;
     p.spill = b->spill;
+    p.out_left = b->out_left;
     p.can_park = pool->limit_bytes != 0;
     p.queue.seq = b->queue_seq;
     p.queue.capacity = b->queue_capacity;
@@ -449,6 +454,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
     unsigned fill_blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
 
     CHECK(cudaMemcpy(b->state, &zero, sizeof zero, cudaMemcpyHostToDevice), "resetting the build state");
+    CHECK(cudaMemset(b->out_left, 0, (size_t)b->warps * sizeof(uint2)), "resetting the build state");
     reset_rings<<<256, 256>>>(p);
     CHECK(cudaGetLastError(), "launching reset_rings");
     CHECK(cudaEventCreate(&start), "cudaEventCreate");
@@ -603,6 +609,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
           "computing the build kernel's occupancy");
     shape.threads = WARPS_PER_BLOCK * 32;
     shape.blocks = (uint32_t)(per_sm > 0 ? per_sm : 1) * (uint32_t)sms;
+    b.warps = shape.blocks * WARPS_PER_BLOCK;
 
     /* First guesses; an overflow grows the array and reruns the build. */
     b.node_capacity = (uint32_t)((8ull * n + 4096) < KDTREE_MAX_COUNT ? 8ull * n + 4096 : KDTREE_MAX_COUNT);

@@ -109,6 +109,8 @@ typedef struct build_params {
     uint32_t *slot_ids;
     ring slot_ring;
     task *spill;             /* node tasks kept while the build parks (as many as the queue) */
+    uint2 *out_left;         /* each warp's unused leaf-reference reservation (out_pos, out_end),
+                              * kept from a parked launch for the next (build_kernel_parking) */
     int can_park;            /* the pool can grow: build_kernel_parking, and root_setup parks */
     kdtree_node *nodes;
     uint32_t node_capacity;

@@ -165,6 +165,12 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
     c.since_check = 0;
     c.bottom = c.count = 0;
     c.out_pos = c.out_end = 0;
+    uint32_t warp_id = blockIdx.x * WARPS_PER_BLOCK + threadIdx.x / 32;
+    if (can_park && c.lane == 0) { /* a resumed launch goes on with what its warp had reserved */
+        uint2 left = p->out_left[warp_id];
+        c.out_pos = left.x;
+        c.out_end = left.y;
+    }
     c.ticket = NO_TICKET;
     c.n_alloc = c.alloc_bytes = c.alloc_sq = 0;
     if (c.lane < PROF_COUNT) c.sm->profile[c.lane] = 0;
@@ -229,6 +235,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
         if (c.lane == 0) atomicSub(&p->state->pending.v, 1u);
         __syncwarp();
     }
+    if (can_park && c.lane == 0) p->out_left[warp_id] = make_uint2(c.out_pos, c.out_end);
     if (c.lane == 0) {
         atomicAdd(&p->state->n_alloc, c.n_alloc);
         atomicAdd(&p->state->alloc_bytes, c.alloc_bytes);
