@@ -56,7 +56,8 @@
 extern "C" {
 #endif
 
-/* Mappings a growable device pool may have (the builder doubles it: ~40). */
+/* Mappings a growable device pool may have (the builder doubles it: from
+ * 2 MiB to the 141 GB of an H200 in 17 steps). */
 #define KDA_POOL_MAX_MAPS 64
 
 typedef struct kda_pool {
@@ -73,6 +74,7 @@ typedef struct kda_pool {
      * cannot address more). */
     uint64_t start_bytes, limit_bytes;
     uint64_t granule;                  /* the mapping granularity */
+    int limit_by_allocator;            /* limit_bytes is the allocator's, not the one asked for */
     uint64_t map_ends[KDA_POOL_MAX_MAPS]; /* device: where each mapping ends */
     uint32_t n_maps;
     uint32_t n_sms;                    /* host: the n_sms it was planned for */
@@ -116,6 +118,8 @@ int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, cha
  * -1 with a message when the limit
  * is reached or the GPU has no memory left (nothing changed then). */
 int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
+/* Whether this GPU and driver can back a growable pool; if not, *why. */
+int kda_pool_growth_supported(const char **why);
 
 /* Host pool for CPU threads; `n_sms` plays the number of multiprocessors
  * for the multi variants (each thread says which it is on with

@@ -38,7 +38,7 @@ static int unmap_to(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
 
 extern "C" int kda_pool_reset(kda_pool *pool, char *err, size_t errlen)
 {
-    if (pool->limit_bytes && pool->heap.bytes > pool->start_bytes) { /* a grown pool starts small again */
+    if (pool->limit_bytes && pool->n_maps > 1) { /* a grown pool starts small again */
         if (unmap_to(pool, pool->start_bytes, err, errlen)) return -1;
         int device = 0, sms = 1;
         cudaGetDevice(&device);
@@ -151,6 +151,7 @@ typedef struct vmm_api {
     CUresult (*set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
     CUresult (*granularity)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
     CUresult (*error_string)(CUresult, const char **);
+    CUresult (*attribute)(int *, CUdevice_attribute, CUdevice);
 } vmm_api;
 
 static vmm_api vmm;
@@ -165,7 +166,8 @@ static int vmm_load(char *err, size_t errlen)
                 {"cuMemCreate", (void **)&vmm.create},          {"cuMemRelease", (void **)&vmm.release},
                 {"cuMemMap", (void **)&vmm.map},                {"cuMemUnmap", (void **)&vmm.unmap},
                 {"cuMemGetAllocationGranularity", (void **)&vmm.granularity},
-                {"cuGetErrorString", (void **)&vmm.error_string}, {"cuMemSetAccess", (void **)&vmm.set_access}};
+                {"cuGetErrorString", (void **)&vmm.error_string},
+                {"cuDeviceGetAttribute", (void **)&vmm.attribute}, {"cuMemSetAccess", (void **)&vmm.set_access}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         cudaDriverEntryPointQueryResult found;
         if (cudaGetDriverEntryPointByVersion(want[i].name, want[i].fn, 12000, cudaEnableDefault, &found) !=
@@ -179,6 +181,25 @@ static int vmm_load(char *err, size_t errlen)
         }
     }
     return 0;
+}
+
+extern "C" int kda_pool_growth_supported(const char **why)
+{
+    char err[256];
+    int device = 0, supported = 0;
+    if (vmm_load(err, sizeof err)) {
+        *why = "the CUDA driver has no virtual memory calls";
+        return 0;
+    }
+    cudaGetDevice(&device);
+    if (vmm.attribute(&supported, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, (CUdevice)device) !=
+            CUDA_SUCCESS ||
+        !supported) {
+        *why = "this GPU or its driver has no virtual memory management";
+        return 0;
+    }
+    *why = NULL;
+    return 1;
 }
 
 static int vmm_failed(CUresult r, const char *what, char *err, size_t errlen)
@@ -285,8 +306,10 @@ extern "C" int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t
     pool->limit_bytes = limit / granule * granule;
     if (pool->limit_bytes < start) pool->limit_bytes = start;
     pool->heap.bytes = start;
+    uint64_t asked = pool->limit_bytes;
     if (kda_alloc_plan(pool, start, (uint32_t)sms, err, errlen)) return -1;
     pool->limit_bytes = pool->limit_bytes / granule * granule; /* what the allocator can address, in granules */
+    pool->limit_by_allocator = pool->limit_bytes < asked;
     if (pool->limit_bytes >= start && kda_alloc_plan(pool, start, (uint32_t)sms, err, errlen)) return -1;
     if (pool->limit_bytes < start) {
         snprintf(err, errlen, "%s cannot address a pool of %.1f MiB", KDA_ALLOC_NAME, (double)start / (1 << 20));
@@ -329,8 +352,10 @@ extern "C" int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t e
     if (want > pool->limit_bytes) want = pool->limit_bytes;
     if (want <= pool->heap.bytes) {
         if (pool->heap.bytes >= pool->limit_bytes)
-            snprintf(err, errlen, "the pool cannot grow past %.1f MiB, the most %s can address here",
-                     (double)pool->limit_bytes / (1 << 20), KDA_ALLOC_NAME);
+            snprintf(err, errlen, "the pool cannot grow past its limit of %.1f MiB (%s)",
+                     (double)pool->limit_bytes / (1 << 20),
+                     pool->limit_by_allocator ? "the most " KDA_ALLOC_NAME " addresses"
+                                              : "what the GPU had free when the pool was made");
         else
             snprintf(err, errlen, "the pool holds %.1f MiB already, no less than the %.1f MiB asked for",
                      (double)pool->heap.bytes / (1 << 20), (double)bytes / (1 << 20));
@@ -340,7 +365,11 @@ extern "C" int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t e
     kda_heap after = pool->heap;
     kda_alloc_grow_heap(&after, want);
     grow_pool<<<1, 1>>>(pool->heap, after); /* kernels after it on the stream see the grown pool */
-    if (cuda_failed(cudaGetLastError(), "growing the pool", err, errlen)) return -1;
+    if (cuda_failed(cudaGetLastError(), "growing the pool", err, errlen)) {
+        char ignored[128];
+        unmap_to(pool, pool->heap.bytes, ignored, sizeof ignored); /* the pool stays as it was */
+        return -1;
+    }
     pool->heap = after;
     return 0;
 }

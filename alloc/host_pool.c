@@ -98,11 +98,13 @@ int kda_host_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit
     pool->n_sms = n_sms;
     pool->limit_bytes = limit / page * page < start ? start : limit / page * page;
     pool->heap.bytes = start;
+    uint64_t asked = pool->limit_bytes;
     if (kda_alloc_plan(pool, start, n_sms, err, errlen)) {
         memset(pool, 0, sizeof *pool);
         return -1;
     }
     pool->limit_bytes = pool->limit_bytes / page * page;
+    pool->limit_by_allocator = pool->limit_bytes < asked;
     if (pool->limit_bytes < start || kda_alloc_plan(pool, start, n_sms, err, errlen)) {
         snprintf(err, errlen, "%s cannot address a pool of %llu bytes", KDA_ALLOC_NAME, (unsigned long long)start);
         pool->limit_bytes = 0;
@@ -139,8 +141,10 @@ int kda_host_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
     if (want > pool->limit_bytes) want = pool->limit_bytes;
     if (want <= pool->heap.bytes) {
         if (pool->heap.bytes >= pool->limit_bytes)
-            snprintf(err, errlen, "the pool cannot grow past %llu bytes, the most %s can address here",
-                     (unsigned long long)pool->limit_bytes, KDA_ALLOC_NAME);
+            snprintf(err, errlen, "the pool cannot grow past its limit of %llu bytes (%s)",
+                     (unsigned long long)pool->limit_bytes,
+                     pool->limit_by_allocator ? "the most " KDA_ALLOC_NAME " addresses"
+                                              : "the limit the " KDA_ALLOC_NAME " pool was made with");
         else
             snprintf(err, errlen, "the pool holds %llu bytes already, no less than the %llu asked for",
                      (unsigned long long)pool->heap.bytes, (unsigned long long)bytes);

@@ -180,6 +180,7 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi)
         else set_error(&p, BUILD_POOL_EXHAUSTED);
         return;
     }
+    lane0_count_array(&c, p.n_triangles);
     p.state->root_refs = refs;
     task root;
     root.lo[0] = lo.x, root.lo[1] = lo.y, root.lo[2] = lo.z;
@@ -383,7 +384,8 @@ static double seconds_now(void)
  * with the state in err.  The counters are read on a stream of their own
  * that does not wait for the kernel; if that reading fails, or limit_s is
  * not positive (no watchdog), this simply waits for the kernel. */
-static int wait_for_build(cudaEvent_t done, const build_state *dev, double limit_s, char *err, size_t errlen)
+static int wait_for_build(cudaEvent_t done, const build_state *dev, double limit_s, int parking, char *err,
+                          size_t errlen)
 {
     cudaStream_t watch = NULL;
     if (limit_s <= 0 || cudaStreamCreateWithFlags(&watch, cudaStreamNonBlocking) != cudaSuccess) watch = NULL;
@@ -394,9 +396,11 @@ static int wait_for_build(cudaEvent_t done, const build_state *dev, double limit
         cudaError_t e = cudaEventQuery(done);
         if (e == cudaSuccess) break;
         if (e != cudaErrorNotReady) CHECK(e, "running the build kernel");
-        struct timespec pause = {0, 20000}; /* 20 us: a parked build waits for this before it grows */
+        /* A parked launch waits for this poll before the pool grows: poll it
+         * 5x as often (the watchdog reads the counters every ~13 ms either way). */
+        struct timespec pause = {0, parking ? 20000 : 100000};
         nanosleep(&pause, NULL);
-        if (polls % 512) continue;
+        if (polls % (parking ? 640 : 128)) continue;
         build_state now;
         if (cudaMemcpyAsync(&now, dev, sizeof now, cudaMemcpyDeviceToHost, watch) != cudaSuccess ||
             cudaStreamSynchronize(watch) != cudaSuccess) {
@@ -475,7 +479,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
         shape.kernel<<<shape.blocks, shape.threads>>>(p);
         CHECK(cudaGetLastError(), "launching build_kernel");
         CHECK(cudaEventRecord(stop), "cudaEventRecord");
-        rc = wait_for_build(stop, b->state, watchdog_s == 0 ? 10.0 : watchdog_s, err, errlen);
+        rc = wait_for_build(stop, b->state, watchdog_s == 0 ? 10.0 : watchdog_s, p.can_park, err, errlen);
         if (rc == GPU_BUILD_STALLED) return rc;
         if (rc) goto fail;
         CHECK(cudaMemcpy(out, b->state, sizeof *out, cudaMemcpyDeviceToHost), "reading the build state");
@@ -486,7 +490,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
         if (kda_pool_grow(pool, opt->pool_step ? had + opt->pool_step : 2 * had, err, errlen)) {
             char why[256];
             snprintf(why, sizeof why, "%s", err);
-            snprintf(err, errlen, "pool exhausted after %llu allocations and it cannot grow past %.1f MiB: %s",
+            snprintf(err, errlen, "pool exhausted after %llu allocations at %.1f MiB: %s",
                      (unsigned long long)out->n_alloc, (double)had / (1 << 20), why);
             goto fail;
         }
@@ -576,11 +580,11 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     pool_growth grew;
 
     const char *why_fixed = NULL;
-    if (opt->pool_auto && kda_allocator_grows(&why_fixed)) {
+    if (opt->pool_auto && kda_allocator_grows(&why_fixed) && kda_pool_growth_supported(&why_fixed)) {
         /* Addresses for as much as the GPU has free; memory as it is needed. */
         size_t free_bytes = 0, total_bytes = 0;
         /* An allocator that never reuses memory must hold every request:
-         * 30-60x the root array on the shared scenes, so it starts at 32x
+         * 12-70x the root array on the shared scenes, so it starts at 32x
          * instead of growing five times from 2x (each growth step costs a
          * relaunch, docs/builder.md). */
         double factor = opt->pool_start > 0 ? opt->pool_start : kda_allocator_frees() ? 2.0 : 32.0;
@@ -603,7 +607,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     cudaFuncAttributes attr;
     CHECK(cudaGetDevice(&device), "cudaGetDevice");
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
-    shape.kernel = pool.limit_bytes ? build_kernel_parking : build_kernel;
+    shape.kernel = pool.limit_bytes ? build_kernel_parking : build_kernel; /* as make_params's can_park */
     CHECK(cudaFuncGetAttributes(&attr, shape.kernel), "reading the build kernel's attributes");
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shape.kernel, WARPS_PER_BLOCK * 32, 0),
           "computing the build kernel's occupancy");

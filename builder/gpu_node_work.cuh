@@ -12,11 +12,19 @@
 static __device__ uint32_t *lane0_alloc(warp_ctx *c, uint32_t count)
 {
     if (count == 0) return NULL;
-    uint64_t bytes = (uint64_t)count * sizeof(uint32_t);
     long long t0 = prof_start(c);
-    uint32_t *p = (uint32_t *)kda_malloc(&c->p->heap, bytes);
+    uint32_t *p = (uint32_t *)kda_malloc(&c->p->heap, (uint64_t)count * sizeof(uint32_t));
     prof_add(c, PROF_ALLOC, t0);
-    if (!p) return NULL;
+    return p;
+}
+
+/* Counts an array of `count` references in the statistics, once its node
+ * has all it asked for (a node that parks gives back what it got and asks
+ * again later, so its first requests are not counted). */
+static __device__ void lane0_count_array(warp_ctx *c, uint32_t count)
+{
+    if (count == 0) return;
+    uint64_t bytes = (uint64_t)count * sizeof(uint32_t);
     c->n_alloc++;
     c->alloc_bytes += bytes;
     c->alloc_sq += bytes * bytes;
@@ -24,7 +32,6 @@ static __device__ uint32_t *lane0_alloc(warp_ctx *c, uint32_t count)
         unsigned long long live = atomicAdd(&c->p->state->live_bytes, bytes) + bytes;
         atomicMax(&c->p->state->peak_bytes, live);
     }
-    return p;
 }
 
 static __device__ void lane0_free(warp_ctx *c, uint32_t *p, uint32_t count)
@@ -76,17 +83,13 @@ static __device__ __noinline__ void spill_stack(build_state *st, task *spill, ui
 }
 
 /* The pool had no room for node t's child arrays: the arrays had (l or r,
- * either may be NULL) are given back, the build parks and t is spilled. */
+ * either may be NULL; not yet counted in the statistics) are given back,
+ * the build parks and t is spilled. */
 static __device__ __noinline__ void park_node(kda_heap heap, build_state *st, task *spill, uint32_t capacity,
-                                              int collect_stats, task t, uint32_t *l, uint32_t *r, uint32_t nl,
-                                              uint32_t nr)
+                                              task t, uint32_t *l, uint32_t *r)
 {
-    for (int s = 0; s < 2; s++) {
-        uint32_t *a = s ? r : l, n = s ? nr : nl;
-        if (!a) continue;
-        kda_free(&heap, a);
-        if (collect_stats) atomicAdd(&st->live_bytes, (unsigned long long)(0 - (uint64_t)n * 4));
-    }
+    kda_free(&heap, l); /* NULL is ignored */
+    kda_free(&heap, r);
     atomicExch(&st->park.v, 1u);
     spill_task(st, spill, capacity, t);
 }
@@ -108,20 +111,14 @@ static __device__ int warp_alloc_children(warp_ctx *c, const task *t, uint32_t n
         l = lane0_alloc(c, nl);
         r = lane0_alloc(c, nr);
         ok = (!nl || l) && (!nr || r);
-        if (!ok && !c->can_park) {
+        if (ok) {
+            lane0_count_array(c, nl);
+            lane0_count_array(c, nr);
+        } else if (!c->can_park) {
             set_error(c->p, BUILD_POOL_EXHAUSTED);
-        } else if (!ok) {
-            /* Given back and not counted: the node asks again once the pool
-             * has grown, so the statistics count each array once. */
-            for (int s = 0; s < 2; s++) {
-                uint64_t bytes = (uint64_t)(s ? nr : nl) * sizeof(uint32_t);
-                if (!(s ? r : l)) continue;
-                c->n_alloc--;
-                c->alloc_bytes -= bytes;
-                c->alloc_sq -= bytes * bytes;
-            }
+        } else {
             const build_params *p = c->p;
-            park_node(p->heap, p->state, p->spill, p->queue.capacity, p->collect_stats, *t, l, r, nl, nr);
+            park_node(p->heap, p->state, p->spill, p->queue.capacity, *t, l, r);
         }
     }
     if (!broadcast(ok)) return -1;
