@@ -220,7 +220,11 @@ KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused, 
  * chunk, large enough for a request larger than each step); else the old
  * marker becomes a new free chunk (the chunk before it merges it in when
  * freed, as any free successor).  A header merged away shows used (the
- * merge locked it), so a free one is a live chunk.  The homes stay chunks:
+ * merge locked it), so a free one is a live chunk, unless the merged chunk
+ * was handed out and its payload happens to hold this chunk's tagged free
+ * flag and the old end at exactly that place (two chosen 32-bit words; a
+ * walk from unit 0 would rule it out, but costs a serial read of every
+ * header of a full pool per growth step).  The homes stay chunks:
  * a growable pool always has a remainder chunk (kda_alloc_plan), so the
  * large requests' home is the remainder's start whatever the end. */
 KDA_FN void circ_grow(const kda_heap *before, const kda_heap *after, int fused, int multi)
