@@ -518,6 +518,21 @@ Test(alloc, awmalloc_wraps_to_the_start)
 #define THREADS 8
 #define LIVE 16
 
+/* A thread's end: every block it still holds must be intact (else the
+ * first failure is written to `failure`); all are freed, then the warp's
+ * clean-up runs. */
+static void free_live_blocks(const kda_heap *h, void **block, const uint64_t *size, const uint64_t *key, int id,
+                             char *failure, size_t failure_len)
+{
+    for (int s = 0; s < LIVE; s++)
+        if (block[s]) {
+            if (!failure[0] && !intact(block[s], size[s], key[s]))
+                snprintf(failure, failure_len, "thread %d: block overwritten by the end", id);
+            kda_free(h, block[s]);
+        }
+    kda_warp_done(h);
+}
+
 typedef struct stress_args {
     kda_pool *pool;
     int id;
@@ -573,13 +588,7 @@ static void *stress_thread(void *p)
         fill(c, size[slot], key[slot]);
         if (it % 64 == 0) sched_yield(); /* let the others run while we hold blocks */
     }
-    for (int s = 0; s < LIVE; s++)
-        if (block[s]) {
-            if (!a->failure[0] && !intact(block[s], size[s], key[s]))
-                snprintf(a->failure, sizeof a->failure, "thread %d: block overwritten", a->id);
-            kda_free(&a->pool->heap, block[s]);
-        }
-    kda_warp_done(&a->pool->heap);
+    free_live_blocks(&a->pool->heap, block, size, key, a->id, a->failure, sizeof a->failure);
     return NULL;
 }
 
@@ -939,6 +948,21 @@ static void expect_grown_memory_serves(kda_pool *pool, unsigned char *p, int key
     kda_host_pool_destroy(pool);
 }
 
+
+/* After a growth: the allocator's own state agrees with the grown pool
+ * (CountedBump's chunks are those of the mapped bytes; the multi variants'
+ * large-request home is still a chunk). */
+static void expect_grown_state(const kda_pool *pool)
+{
+#if defined(KDA_ALLOCATOR_COUNTEDBUMP)
+    expect_chunks_of_the_mapped_bytes(pool);
+#elif defined(KDA_ALLOCATOR_IS_CIRCULAR) && KDA_CIRCULAR_MULTI
+    expect_large_home_is_a_chunk(pool);
+#else
+    (void)pool;
+#endif
+}
+
 /* One thread allocates until NULL, the pool grows by half, the request
  * that failed is served where the new memory holds it (else it is asked
  * again after the next growth), over every step up to the limit; nothing
@@ -972,11 +996,7 @@ Test(grow, single_thread_up_to_the_limit, .timeout = 120)
             if (before == pool.limit_bytes) break;
             grow_to(&pool, before + before / 2);
             growths++;
-#if defined(KDA_ALLOCATOR_COUNTEDBUMP)
-            expect_chunks_of_the_mapped_bytes(&pool);
-#elif defined(KDA_ALLOCATOR_IS_CIRCULAR) && KDA_CIRCULAR_MULTI
-            expect_large_home_is_a_chunk(&pool);
-#endif
+            expect_grown_state(&pool);
             p = kda_malloc(&pool.heap, size);
             if (growth_holds(&pool, before, size))
                 cr_assert_not_null(p, "growth %d: %llu -> %llu bytes, the request of %llu B that failed still fails",
@@ -1077,11 +1097,7 @@ Test(grow, page_by_page, .timeout = 60)
             if (pool.heap.bytes == pool.limit_bytes) break;
             grow_to(&pool, pool.heap.bytes + page);
             growths++;
-#if defined(KDA_ALLOCATOR_COUNTEDBUMP)
-            expect_chunks_of_the_mapped_bytes(&pool);
-#elif defined(KDA_ALLOCATOR_IS_CIRCULAR) && KDA_CIRCULAR_MULTI
-            expect_large_home_is_a_chunk(&pool);
-#endif
+            expect_grown_state(&pool);
             continue;
         }
         check_pointer(&pool, p, size);
@@ -1180,13 +1196,7 @@ static void *grow_thread(void *arg)
         }
         pthread_barrier_wait(a->round);
     }
-    for (int s = 0; s < LIVE; s++)
-        if (block[s]) {
-            if (!a->failure[0] && !intact(block[s], size[s], key[s]))
-                snprintf(a->failure, sizeof a->failure, "thread %d: block overwritten by the end", a->id);
-            kda_free(&a->pool->heap, block[s]);
-        }
-    kda_warp_done(&a->pool->heap);
+    free_live_blocks(&a->pool->heap, block, size, key, a->id, a->failure, sizeof a->failure);
     return NULL;
 }
 
