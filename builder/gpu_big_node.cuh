@@ -80,14 +80,17 @@ static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t beg
     __syncwarp();
 }
 
-static __device__ void box_setup(const task *t, float extent[3], float scale[3], float *inv_area)
+static __device__ void box_setup(const task *t, float extent[3], float *inv_area)
 {
-    for (int a = 0; a < 3; a++) {
-        extent[a] = t->hi[a] - t->lo[a];
-        scale[a] = extent[a] > 0.0f ? __fdiv_rn((float)GPU_BINS, extent[a]) : 0.0f;
-    }
+    for (int a = 0; a < 3; a++) extent[a] = t->hi[a] - t->lo[a];
     float area = kdtree_box_area(extent);
     *inv_area = area > 0.0f ? 1.0f / area : 0.0f;
+}
+
+/* Bins per unit length on each axis (binned splits only: three divisions). */
+static __device__ void bin_scales(const float extent[3], float scale[3])
+{
+    for (int a = 0; a < 3; a++) scale[a] = extent[a] > 0.0f ? __fdiv_rn((float)GPU_BINS, extent[a]) : 0.0f;
 }
 
 /* A node stays a leaf when it is empty, at the depth limit, or without
@@ -101,9 +104,9 @@ static __device__ __forceinline__ int may_split(const build_params *p, const tas
  * big ones go to slots, the rest onto this warp's stack (the larger first,
  * so the smaller is done next and the larger stays to be shared). */
 static __device__ void warp_take_children(warp_ctx *c, const task *t, const split_decision *d, uint32_t *left,
-                                          uint32_t *right)
+                                          uint32_t *right, uint32_t pair)
 {
-    uint32_t first = warp_node_pair(c);
+    uint32_t first = warp_node_pair(c, pair);
     if (first == UINT32_MAX) return;
     task child[2];
     for (int s = 0; s < 2; s++) {
@@ -153,7 +156,8 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     task t = load_task(&s->t); /* written before the chunks were published */
     uint32_t n_chunks = __ldcg(&s->n_chunks);
     float extent[3], scale[3], inv_area;
-    box_setup(&t, extent, scale, &inv_area);
+    box_setup(&t, extent, &inv_area);
+    bin_scales(extent, scale);
     uint32_t begin = chunk * CHUNK, end = min(t.n, begin + CHUNK);
     clear_bins(c->sm, c->lane);
     bin_range(c, t.refs, begin, end, t.lo, extent, scale);
@@ -247,12 +251,14 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
     d.pos = __ldcg(&s->split);
     d.n_left = n_left;
     d.n_right = n_right;
+    uint32_t pair = 0;
     if (c->lane == 0) {
+        pair = lane0_reserve_pair(c);
         if (__ldcg(&s->left_cursor) != n_left || __ldcg(&s->right_cursor) != n_right) set_error(p, BUILD_CORRUPT);
         lane0_free(c, t.refs, t.n);
         lane0_release_slot(c, id);
     }
-    warp_take_children(c, &t, &d, left, right);
+    warp_take_children(c, &t, &d, left, right, pair);
 }
 
 #endif

@@ -51,8 +51,8 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
 {
     const build_params *p = c->p;
     if (t->n > BIG_NODE && warp_start_big(c, t)) return;
-    float extent[3], scale[3], inv_area;
-    box_setup(t, extent, scale, &inv_area);
+    float extent[3], scale[3] = {0.0f, 0.0f, 0.0f}, inv_area;
+    box_setup(t, extent, &inv_area);
     split_decision d = no_split(0);
     /* Small nodes: two references per lane, kept in registers. */
     uint32_t tri[2] = {0, 0};
@@ -68,6 +68,7 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
                 }
             d = exact_split(t->n, box, t->lo, t->hi, inv_area);
         } else {
+            bin_scales(extent, scale);
             clear_bins(c->sm, c->lane);
             bin_range(c, t->refs, 0, t->n, t->lo, extent, scale);
             d = binned_split(c->sm->bins, t->n, t->lo, t->hi, inv_area);
@@ -79,6 +80,7 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
     }
     uint32_t *left, *right;
     if (warp_alloc_children(c, t, d.n_left, d.n_right, &left, &right)) return;
+    uint32_t pair = c->lane == 0 ? lane0_reserve_pair(c) : 0;
 
     uint32_t lanes_below = (1u << c->lane) - 1, at_l = 0, at_r = 0;
     float lo = t->lo[d.axis];
@@ -108,7 +110,7 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
     }
     __syncwarp(); /* every lane has read the parent's array */
     if (c->lane == 0) lane0_free(c, t->refs, t->n);
-    warp_take_children(c, t, &d, left, right);
+    warp_take_children(c, t, &d, left, right, pair);
 }
 
 /* Finds the warp's next entry: from the block's shared tasks, else from

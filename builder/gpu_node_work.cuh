@@ -129,11 +129,21 @@ static __device__ int warp_alloc_children(warp_ctx *c, const task *t, uint32_t n
 
 /* ---- nodes and leaves ---- */
 
-static __device__ uint32_t warp_node_pair(warp_ctx *c)
+/* Lane 0 reserves the two nodes of a split node's children.  Issued once
+ * the node's arrays are had, its round trip overlaps the scatter: the value
+ * is first needed when the children are taken. */
+static __device__ __forceinline__ uint32_t lane0_reserve_pair(warp_ctx *c)
+{
+    return atomicAdd(&c->p->state->n_nodes.v, 2u);
+}
+
+/* The first node of the pair lane 0 reserved, for every lane; UINT32_MAX
+ * (the build fails) when the node array is full. */
+static __device__ uint32_t warp_node_pair(warp_ctx *c, uint32_t reserved)
 {
     uint32_t first = 0;
     if (c->lane == 0) {
-        first = atomicAdd(&c->p->state->n_nodes.v, 2u);
+        first = reserved;
         if (first + 2 > c->p->node_capacity) {
             set_error(c->p, BUILD_NODES_FULL);
             first = UINT32_MAX;

@@ -81,29 +81,30 @@ static __device__ __forceinline__ uint64_t candidate_key(int axis, float pos, in
     return (uint64_t)axis << 33 | (uint64_t)float_order(pos) << 1 | (uint64_t)(planar_left ? 0 : 1);
 }
 
-/* Every lane ends with the cheapest decision of the warp. */
+/* Every lane ends with the cheapest decision of the warp: the least
+ * (cost, key) is found first, then the lowest lane holding it gives the
+ * rest of its decision (lanes with equal cost and key hold the same plane,
+ * hence the same counts). */
 static __device__ __forceinline__ split_decision warp_best(split_decision d, uint64_t key)
 {
+    float cost = d.cost;
+    uint64_t best_key = key;
     for (int off = 16; off > 0; off >>= 1) {
-        float oc = __shfl_xor_sync(FULL_MASK, d.cost, off);
-        uint64_t okey = __shfl_xor_sync(FULL_MASK, key, off);
-        float opos = __shfl_xor_sync(FULL_MASK, d.pos, off);
-        int oaxis = __shfl_xor_sync(FULL_MASK, d.axis, off);
-        uint32_t ok = __shfl_xor_sync(FULL_MASK, d.k, off);
-        int opl = __shfl_xor_sync(FULL_MASK, d.planar_left, off);
-        uint32_t onl = __shfl_xor_sync(FULL_MASK, d.n_left, off);
-        uint32_t onr = __shfl_xor_sync(FULL_MASK, d.n_right, off);
-        if (oc < d.cost || (oc == d.cost && okey < key)) {
-            d.cost = oc;
-            d.pos = opos;
-            d.axis = oaxis;
-            d.k = ok;
-            d.planar_left = opl;
-            d.n_left = onl;
-            d.n_right = onr;
-            key = okey;
+        float oc = __shfl_xor_sync(FULL_MASK, cost, off);
+        uint64_t okey = __shfl_xor_sync(FULL_MASK, best_key, off);
+        if (oc < cost || (oc == cost && okey < best_key)) {
+            cost = oc;
+            best_key = okey;
         }
     }
+    int src = __ffs(__ballot_sync(FULL_MASK, d.cost == cost && key == best_key)) - 1;
+    d.cost = cost;
+    d.pos = __shfl_sync(FULL_MASK, d.pos, src);
+    d.axis = __shfl_sync(FULL_MASK, d.axis, src);
+    d.k = __shfl_sync(FULL_MASK, d.k, src);
+    d.planar_left = __shfl_sync(FULL_MASK, d.planar_left, src);
+    d.n_left = __shfl_sync(FULL_MASK, d.n_left, src);
+    d.n_right = __shfl_sync(FULL_MASK, d.n_right, src);
     return d;
 }
 
@@ -177,49 +178,74 @@ typedef struct lane_box {
     float lo[3], hi[3];
 } lane_box;
 
+/* Counts, for this lane's candidate plane `cand` on one axis, the
+ * references of one register slot (lanes 0 .. count-1 hold them): nl of
+ * those with tri_lo < cand, nr with tri_hi > cand, np (with_planar only)
+ * of those lying in the plane itself.  A planar reference at cand adds to
+ * neither nl nor nr, as the comparisons are strict. */
+static __device__ __forceinline__ void count_sides(float cand, float mylo, float myhi, uint32_t count,
+                                                   int with_planar, uint32_t *nl, uint32_t *nr, uint32_t *np)
+{
+    if (with_planar) {
+        for (uint32_t j = 0; j < count; j++) {
+            float jl = __shfl_sync(FULL_MASK, mylo, (int)j), jh = __shfl_sync(FULL_MASK, myhi, (int)j);
+            *nl += jl < cand;
+            *nr += jh > cand;
+            *np += jl == jh && jl == cand;
+        }
+    } else {
+#pragma unroll 4
+        for (uint32_t j = 0; j < count; j++) {
+            float jl = __shfl_sync(FULL_MASK, mylo, (int)j), jh = __shfl_sync(FULL_MASK, myhi, (int)j);
+            *nl += jl < cand;
+            *nr += jh > cand;
+        }
+    }
+}
+
 /* Exact SAH over the box coordinates of n <= 64 references: lane l holds
- * reference l in box[0] and reference l + 32 in box[1] (when they exist). */
+ * reference l in box[0] and reference l + 32 in box[1] (when they exist).
+ * The 2n candidate planes of an axis are dealt out one per lane and pass
+ * (candidate i < n: the low side of reference i; else the high side of
+ * reference i - n), so a node of at most 16 references takes one pass of
+ * n steps, not four candidates per lane.  A plane with no reference in it
+ * is costed once, with planar triangles "left": the right variant has the
+ * same cost and a larger key, and could never win. */
 static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], const float lo[3], const float hi[3],
                                              float inv_area)
 {
     uint32_t lane = threadIdx.x & 31u;
     split_decision best = no_split(1);
     uint64_t best_key = UINT64_MAX;
+    uint32_t n0 = min(n, 32u), n1 = n > 32u ? n - 32u : 0u; /* references in slot 0 and slot 1 */
     for (int a = 0; a < 3; a++) {
         if (!(hi[a] > lo[a])) continue;
-        /* This lane's candidates: the low and high sides of its references. */
-        float cand[4] = {box[0].lo[a], box[0].hi[a], box[1].lo[a], box[1].hi[a]};
-        uint32_t nl[4] = {0, 0, 0, 0}, nr[4] = {0, 0, 0, 0}, np[4] = {0, 0, 0, 0};
-        for (int s = 0; s < 2; s++) {
-            uint32_t count = n > 32u * (uint32_t)s ? min(32u, n - 32u * (uint32_t)s) : 0u;
-            for (uint32_t j = 0; j < count; j++) {
-                float jl = __shfl_sync(FULL_MASK, box[s].lo[a], (int)j);
-                float jh = __shfl_sync(FULL_MASK, box[s].hi[a], (int)j);
-                for (int c = 0; c < 4; c++) {
-                    if (jl == jh && jl == cand[c]) {
-                        np[c]++;
-                    } else {
-                        nl[c] += jl < cand[c];
-                        nr[c] += jh > cand[c];
-                    }
-                }
+        int planar = __any_sync(FULL_MASK, (lane < n0 && box[0].lo[a] == box[0].hi[a]) ||
+                                               (lane < n1 && box[1].lo[a] == box[1].hi[a]));
+#pragma unroll 1
+        for (uint32_t base = 0; base < 2 * n; base += 32) {
+            uint32_t i = base + lane, r = i < n ? i : i - n, src = r & 31u;
+            float l0 = __shfl_sync(FULL_MASK, box[0].lo[a], (int)src), h0 = __shfl_sync(FULL_MASK, box[0].hi[a], (int)src);
+            float cand = i < n ? l0 : h0;
+            if (n1) {
+                float l1 = __shfl_sync(FULL_MASK, box[1].lo[a], (int)src), h1 = __shfl_sync(FULL_MASK, box[1].hi[a], (int)src);
+                if (r >= 32u) cand = i < n ? l1 : h1;
             }
-        }
-        for (int c = 0; c < 4; c++) {
-            if (lane + 32u * (uint32_t)(c / 2) >= n) continue;
-            float p = cand[c];
-            if (!(p > lo[a] && p < hi[a])) continue;
-            float pl = child_area(lo, hi, a, lo[a], p) * inv_area, pr = child_area(lo, hi, a, p, hi[a]) * inv_area;
-            for (int side = 1; side >= 0; side--) { /* planar triangles left, then right */
-                float cost = kdtree_split_cost(pl, pr, nl[c] + (side ? np[c] : 0), nr[c] + (side ? 0 : np[c]));
-                uint64_t key = candidate_key(a, p, side);
+            uint32_t nl = 0, nr = 0, np = 0;
+            count_sides(cand, box[0].lo[a], box[0].hi[a], n0, planar, &nl, &nr, &np);
+            if (n1) count_sides(cand, box[1].lo[a], box[1].hi[a], n1, planar, &nl, &nr, &np);
+            if (!(i < 2 * n && cand > lo[a] && cand < hi[a])) continue;
+            float pl = child_area(lo, hi, a, lo[a], cand) * inv_area, pr = child_area(lo, hi, a, cand, hi[a]) * inv_area;
+            for (int side = 1; side >= (np ? 0 : 1); side--) { /* planar triangles left, then right */
+                float cost = kdtree_split_cost(pl, pr, nl + (side ? np : 0), nr + (side ? 0 : np));
+                uint64_t key = candidate_key(a, cand, side);
                 if (cost < best.cost || (cost == best.cost && key < best_key)) {
                     best.cost = cost;
-                    best.pos = p;
+                    best.pos = cand;
                     best.axis = a;
                     best.planar_left = side;
-                    best.n_left = nl[c] + (side ? np[c] : 0);
-                    best.n_right = nr[c] + (side ? 0 : np[c]);
+                    best.n_left = nl + (side ? np : 0);
+                    best.n_right = nr + (side ? 0 : np);
                     best_key = key;
                 }
             }
