@@ -511,6 +511,24 @@ fail:
     return -1;
 }
 
+#ifdef KDA_TIMELINE
+/* The warm-up build's timeline, on stderr: per bucket the warps with work,
+ * and the nodes and chunks finished. */
+static void timeline_print(const build_state *st)
+{
+    int last = 0, busy = 0;
+    for (int i = 0; i < TIMELINE_BUCKETS; i++)
+        for (int k = 0; k < TL_SERIES; k++)
+            if (st->timeline[i][k]) last = i;
+    fprintf(stderr, "timeline (per %d us): t_us busy_warps nodes chunks\n", TIMELINE_NS / 1000);
+    for (int i = 0; i <= last; i++) {
+        busy += st->timeline[i][TL_BUSY];
+        fprintf(stderr, "timeline %6d %5d %6d %6d\n", i * (TIMELINE_NS / 1000), busy, st->timeline[i][TL_NODES],
+                st->timeline[i][TL_CHUNKS]);
+    }
+}
+#endif
+
 /* The message for a build that stopped with an error other than a full
  * array (those are grown and the build rerun). */
 static void describe_failure(const build_state *st, const gpu_build_options *opt, uint64_t pool_bytes, char *err,
@@ -650,6 +668,9 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
         stats->alloc_mean = mean;
         stats->alloc_sigma = sqrt(var > 0.0 ? var : 0.0);
     }
+#ifdef KDA_TIMELINE
+    timeline_print(&st);
+#endif
     stats->peak_pool_bytes = st.peak_bytes;
     stats->cycles_idle = (double)st.profile[PROF_IDLE];
     stats->cycles_node = (double)st.profile[PROF_NODE];

@@ -83,6 +83,15 @@ enum {
     PROF_COUNT
 };
 
+#ifdef KDA_TIMELINE
+/* -DKDA_TIMELINE: the warm-up build records, per TIMELINE_NS of its run,
+ * how many warps started or ran out of work and how many nodes and chunks
+ * were finished; kdalloc build prints it (gpu_build.cu). */
+#define TIMELINE_NS 10000
+#define TIMELINE_BUCKETS 4096
+enum { TL_BUSY, TL_NODES, TL_CHUNKS, TL_SERIES };
+#endif
+
 /* Counters of one build, zeroed before it. */
 typedef struct build_state {
     line_u32 pending;  /* entries pushed and not finished */
@@ -97,6 +106,10 @@ typedef struct build_state {
     unsigned long long live_bytes, peak_bytes;
     unsigned long long profile[PROF_COUNT];
     uint32_t *root_refs;
+#ifdef KDA_TIMELINE
+    unsigned long long t0; /* %globaltimer when the first warp started */
+    int timeline[TIMELINE_BUCKETS][TL_SERIES];
+#endif
 } build_state;
 
 typedef struct build_params {
@@ -150,6 +163,9 @@ typedef struct warp_ctx {
     uint32_t ticket;           /* the block's seeker: its queue position, or NO_TICKET */
     int can_park;              /* a constant: the kernel for a growable pool (gpu_kernel.cuh) */
     unsigned long long n_alloc, alloc_bytes, alloc_sq;
+#ifdef KDA_TIMELINE
+    unsigned long long t0;
+#endif
 } warp_ctx;
 
 static __device__ __forceinline__ long long prof_start(const warp_ctx *c)
@@ -166,6 +182,26 @@ static __device__ __forceinline__ void prof_count(warp_ctx *c, int what)
 {
     if (c->p->collect_stats && c->lane == 0) c->sm->profile[what]++;
 }
+
+#ifdef KDA_TIMELINE
+static __device__ __forceinline__ unsigned long long global_ns(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* Lane 0 adds v to a series of the timeline, in the bucket of now. */
+static __device__ __forceinline__ void timeline_add(const warp_ctx *c, int series, int v)
+{
+    if (!c->p->collect_stats || c->lane != 0) return;
+    unsigned long long b = (global_ns() - c->t0) / TIMELINE_NS;
+    atomicAdd(&c->p->state->timeline[b < TIMELINE_BUCKETS ? b : TIMELINE_BUCKETS - 1][series], v);
+}
+#define TIMELINE_ADD(c, series, v) timeline_add(c, series, v)
+#else
+#define TIMELINE_ADD(c, series, v) ((void)0)
+#endif
 
 static __device__ __forceinline__ void set_error(const build_params *p, uint32_t code)
 {

@@ -175,9 +175,15 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
     }
     c.ticket = NO_TICKET;
     c.n_alloc = c.alloc_bytes = c.alloc_sq = 0;
+#ifdef KDA_TIMELINE
+    if (c.lane == 0) {
+        unsigned long long now = global_ns(), first = atomicCAS(&p->state->t0, 0ull, now);
+        c.t0 = first ? first : now;
+    }
+#endif
     if (c.lane < PROF_COUNT) c.sm->profile[c.lane] = 0;
     __syncwarp();
-    uint32_t idle = 0;
+    uint32_t idle = 0, first_work = 1;
     long long idle_since = prof_start(&c);
     for (;;) {
         int found = warp_find_work(&c);
@@ -186,6 +192,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
             if (idle == 0 && c.lane == 0) {
                 atomicAdd(&block.idle, 1);
                 atomicAdd(&p->state->hungry.v, 1u);
+                TIMELINE_ADD(&c, TL_BUSY, -1);
             }
             __nanosleep(idle < 4 ? 32u << idle : 512u);
             idle++;
@@ -195,6 +202,8 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
             atomicSub(&block.idle, 1);
             atomicSub(&p->state->hungry.v, 1u);
         }
+        if (idle || first_work) TIMELINE_ADD(&c, TL_BUSY, 1);
+        first_work = 0;
         idle = 0;
         prof_add(&c, PROF_IDLE, idle_since);
         prof_count(&c, PROF_POPS);
@@ -206,6 +215,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
             else big_scatter_chunk(&c, t.slot, t.n);
             prof_add(&c, PROF_CHUNK, t0);
             prof_count(&c, PROF_CHUNKS);
+            TIMELINE_ADD(&c, TL_CHUNKS, 1);
         } else if (warp_parked(&c)) {
             if (c.lane == 0) lane0_spill(&c, &t);
         } else {
@@ -231,6 +241,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
             warp_node(&c, &next);
             prof_add(&c, PROF_NODE, t0);
             prof_count(&c, PROF_NODES);
+            TIMELINE_ADD(&c, TL_NODES, 1);
             maybe_donate(&c);
         }
         idle_since = prof_start(&c);
@@ -249,17 +260,21 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
     }
 }
 
+#ifndef KDA_MINB /* (-D) blocks an SM at least: 3 keeps 80 registers */
+#define KDA_MINB 3
+#endif
+
 /* At least 3 blocks (24 warps) an SM with every allocator: the kernel is
  * latency-bound, and an allocator whose rare paths are long (CountedBump's
  * bitmap search, ScatterAlloc's) must not cost the builder a third of its
  * warps.  ptxas then keeps 80 registers, what most allocators need anyway. */
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kernel(build_params p)
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel(build_params p)
 {
     build_warps(&p, 0);
 }
 
 /* The same for a growable pool: parks when the pool runs out. */
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, 3) build_kernel_parking(build_params p)
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel_parking(build_params p)
 {
     build_warps(&p, 1);
 }
