@@ -178,10 +178,12 @@ static __device__ __forceinline__ void prof_add(warp_ctx *c, int what, long long
     if (c->p->collect_stats && c->lane == 0) c->sm->profile[what] += (unsigned long long)(clock64() - start);
 }
 
-static __device__ __forceinline__ void prof_count(warp_ctx *c, int what)
+static __device__ __forceinline__ void prof_count_n(warp_ctx *c, int what, uint32_t n)
 {
-    if (c->p->collect_stats && c->lane == 0) c->sm->profile[what]++;
+    if (c->p->collect_stats && c->lane == 0) c->sm->profile[what] += n;
 }
+
+static __device__ __forceinline__ void prof_count(warp_ctx *c, int what) { prof_count_n(c, what, 1); }
 
 #ifdef KDA_TIMELINE
 static __device__ __forceinline__ unsigned long long global_ns(void)

@@ -42,6 +42,7 @@
 #include "gpu_big_node.cuh"
 #include "gpu_build_types.cuh"
 #include "gpu_node_work.cuh"
+#include "gpu_small_nodes.cuh"
 #include "gpu_tasks.cuh"
 
 /* ---- nodes done by one warp ---- */
@@ -235,13 +236,19 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
                     break;
                 }
             }
-            task next = local_pop(&c);
-            __syncwarp();
             long long t0 = prof_start(&c);
-            warp_node(&c, &next);
+            uint32_t group, k = small_nodes_on_top(&c, &group);
+            if (k) {
+                warp_small_nodes(&c, group, k);
+            } else {
+                k = 1;
+                task next = local_pop(&c);
+                __syncwarp();
+                warp_node(&c, &next);
+            }
             prof_add(&c, PROF_NODE, t0);
-            prof_count(&c, PROF_NODES);
-            TIMELINE_ADD(&c, TL_NODES, 1);
+            prof_count_n(&c, PROF_NODES, k);
+            TIMELINE_ADD(&c, TL_NODES, (int)k);
             maybe_donate(&c);
         }
         idle_since = prof_start(&c);
@@ -249,6 +256,11 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
         __syncwarp();
     }
     if (can_park && c.lane == 0) p->out_left[warp_id] = make_uint2(c.out_pos, c.out_end);
+    for (int off = 16; off > 0; off >>= 1) { /* the leaders of groups counted arrays too */
+        c.n_alloc += __shfl_xor_sync(FULL_MASK, c.n_alloc, off);
+        c.alloc_bytes += __shfl_xor_sync(FULL_MASK, c.alloc_bytes, off);
+        c.alloc_sq += __shfl_xor_sync(FULL_MASK, c.alloc_sq, off);
+    }
     if (c.lane == 0) {
         atomicAdd(&p->state->n_alloc, c.n_alloc);
         atomicAdd(&p->state->alloc_bytes, c.alloc_bytes);

@@ -254,6 +254,106 @@ static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], 
     return warp_best(best, best_key);
 }
 
+/* ---- groups of G lanes (G = 8 or 16), each splitting a node of its own ---- */
+
+/* The lanes of lane's group of G. */
+static __device__ __forceinline__ uint32_t group_mask(uint32_t G, uint32_t lane)
+{
+    return (G == 32 ? FULL_MASK : (1u << G) - 1u) << (lane & ~(G - 1u));
+}
+
+/* warp_best within each group of G lanes: every lane ends with its group's
+ * cheapest decision. */
+static __device__ __forceinline__ split_decision group_best(uint32_t G, split_decision d, uint64_t key)
+{
+    uint32_t lane = threadIdx.x & 31u;
+    float cost = d.cost;
+    uint64_t best_key = key;
+    for (uint32_t off = G / 2; off > 0; off >>= 1) {
+        float oc = __shfl_xor_sync(FULL_MASK, cost, (int)off);
+        uint64_t okey = __shfl_xor_sync(FULL_MASK, best_key, (int)off);
+        if (oc < cost || (oc == cost && okey < best_key)) {
+            cost = oc;
+            best_key = okey;
+        }
+    }
+    uint32_t holders = __ballot_sync(FULL_MASK, d.cost == cost && key == best_key) & group_mask(G, lane);
+    int src = __ffs(holders) - 1;
+    d.cost = cost;
+    d.pos = __shfl_sync(FULL_MASK, d.pos, src);
+    d.axis = __shfl_sync(FULL_MASK, d.axis, src);
+    d.k = __shfl_sync(FULL_MASK, d.k, src);
+    d.planar_left = __shfl_sync(FULL_MASK, d.planar_left, src);
+    d.n_left = __shfl_sync(FULL_MASK, d.n_left, src);
+    d.n_right = __shfl_sync(FULL_MASK, d.n_right, src);
+    return d;
+}
+
+/* Costs candidate plane p on axis a of a group's node (the rule of exact_split). */
+static __device__ __forceinline__ void cost_candidate(int a, float p, uint32_t nl, uint32_t nr, uint32_t np,
+                                                      const float lo[3], const float hi[3], float inv_area,
+                                                      split_decision *best, uint64_t *best_key)
+{
+    float pl = child_area(lo, hi, a, lo[a], p) * inv_area, pr = child_area(lo, hi, a, p, hi[a]) * inv_area;
+    for (int side = 1; side >= (np ? 0 : 1); side--) { /* planar triangles left, then right */
+        float cost = kdtree_split_cost(pl, pr, nl + (side ? np : 0), nr + (side ? 0 : np));
+        uint64_t key = candidate_key(a, p, side);
+        if (cost < best->cost || (cost == best->cost && key < *best_key)) {
+            best->cost = cost;
+            best->pos = p;
+            best->axis = a;
+            best->planar_left = side;
+            best->n_left = nl + (side ? np : 0);
+            best->n_right = nr + (side ? 0 : np);
+            *best_key = key;
+        }
+    }
+}
+
+/* Exact SAH (exact_split's rule and result) for groups of G lanes, each
+ * with a node of n <= G references: lane i of a group holds reference i,
+ * and lanes past n an empty box (lo = +inf, hi = -inf), which lies on no
+ * side of any plane.  A lane's two candidates are its reference's sides;
+ * the sweep takes `steps` (the warp's largest n) steps for every group at
+ * once.  may: the node may be split at all.  Every lane ends with its
+ * group's decision. */
+static __device__ split_decision group_exact_split(uint32_t G, uint32_t n, uint32_t steps, const lane_box *box,
+                                                   const float lo[3], const float hi[3], float inv_area, int may)
+{
+    uint32_t gl = threadIdx.x & (G - 1u);
+    split_decision best = no_split(1);
+    uint64_t best_key = UINT64_MAX;
+    for (int a = 0; a < 3; a++) {
+        float c0 = box->lo[a], c1 = box->hi[a];
+        int planar = __any_sync(FULL_MASK, c0 == c1);
+        uint32_t nl0 = 0, nr0 = 0, np0 = 0, nl1 = 0, nr1 = 0, np1 = 0;
+        if (planar) {
+            for (uint32_t j = 0; j < steps; j++) {
+                float jl = __shfl_sync(FULL_MASK, c0, (int)j, (int)G), jh = __shfl_sync(FULL_MASK, c1, (int)j, (int)G);
+                nl0 += jl < c0;
+                nr0 += jh > c0;
+                nl1 += jl < c1;
+                nr1 += jh > c1;
+                np0 += jl == jh && jl == c0;
+                np1 += jl == jh && jl == c1;
+            }
+        } else {
+#pragma unroll 4
+            for (uint32_t j = 0; j < steps; j++) {
+                float jl = __shfl_sync(FULL_MASK, c0, (int)j, (int)G), jh = __shfl_sync(FULL_MASK, c1, (int)j, (int)G);
+                nl0 += jl < c0;
+                nr0 += jh > c0;
+                nl1 += jl < c1;
+                nr1 += jh > c1;
+            }
+        }
+        if (!(may && gl < n && hi[a] > lo[a])) continue;
+        if (c0 > lo[a] && c0 < hi[a]) cost_candidate(a, c0, nl0, nr0, np0, lo, hi, inv_area, &best, &best_key);
+        if (c1 > lo[a] && c1 < hi[a]) cost_candidate(a, c1, nl1, nr1, np1, lo, hi, inv_area, &best, &best_key);
+    }
+    return group_best(G, best, best_key);
+}
+
 /* Which children a reference goes to under a decision: bit 0 left, bit 1 right. */
 static __device__ __forceinline__ uint32_t exact_sides(const split_decision *d, float tlo, float thi)
 {
