@@ -19,7 +19,9 @@
 #define CHUNK 256        /* references per chunk of a big node */
 #endif
 #define OUT_BATCH 1024   /* leaf references a warp reserves at once */
-#define LOCAL_TASKS 16   /* a warp's own stack of node tasks */
+#ifndef LOCAL_TASKS /* (-D) */
+#define LOCAL_TASKS 16   /* a warp's own stack of node tasks (a power of two) */
+#endif
 #define BLOCK_TASKS 16   /* tasks the warps of a block hand to each other */
 #ifndef GLOBAL_CHECK /* (-D) */
 #define GLOBAL_CHECK 16  /* nodes between a busy warp's looks at global counters */

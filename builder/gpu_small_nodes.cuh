@@ -28,8 +28,12 @@
 #include "gpu_node_work.cuh"
 #include "gpu_tasks.cuh"
 
-#define SMALL_NODE 16 /* references of a node done by a group of lanes */
-#define TINY_NODE 8   /* ... by a group of 8 lanes, four nodes a warp */
+#ifndef SMALL_NODE /* (-D) */
+#define SMALL_NODE 16 /* references of a node done by a group of 16 lanes (at most 16) */
+#endif
+#ifndef TINY_NODE /* (-D) */
+#define TINY_NODE 8   /* ... by a group of 8 lanes, four nodes a warp (at most 8) */
+#endif
 
 /* How many nodes to take off the top of the stack together (0: none, the
  * top is no small node), and the group width *G.  Children of k nodes are
