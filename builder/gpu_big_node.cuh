@@ -67,7 +67,11 @@ static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
 static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t begin, uint32_t end, const float lo[3],
                                  const float extent[3], const float scale[3])
 {
+#ifdef KDA_BIN_UNROLL1
+#pragma unroll 1
+#else
 #pragma unroll 4
+#endif
     for (uint32_t i = begin + c->lane; i < end; i += 32) {
         float tlo[3], thi[3];
         load_box(c->p, __ldcg(&refs[i]), tlo, thi);

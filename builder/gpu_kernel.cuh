@@ -48,7 +48,12 @@
 /* ---- nodes done by one warp ---- */
 
 /* Splits node t (or makes it a leaf); its children land on the stack. */
-static __device__ void warp_node(warp_ctx *c, const task *t)
+#ifdef KDA_NODE_NOINLINE
+#define NODE_INLINE __noinline__
+#else
+#define NODE_INLINE
+#endif
+static __device__ NODE_INLINE void warp_node(warp_ctx *c, const task *t)
 {
     const build_params *p = c->p;
     if (t->n > BIG_NODE && warp_start_big(c, t)) return;

@@ -73,7 +73,12 @@ static __device__ uint32_t group_prefix(uint32_t G, uint32_t v, uint32_t *total)
 }
 
 /* Splits (or makes leaves of) the k small nodes on top of the stack. */
-static __device__ void warp_small_nodes(warp_ctx *c, uint32_t G, uint32_t k)
+#ifdef KDA_GROUP_NOINLINE
+#define GROUP_INLINE __noinline__
+#else
+#define GROUP_INLINE
+#endif
+static __device__ GROUP_INLINE void warp_small_nodes(warp_ctx *c, uint32_t G, uint32_t k)
 {
     const build_params *p = c->p;
     uint32_t lane = c->lane, g = lane / G, gl = lane & (G - 1u), leader_lane = lane & ~(G - 1u);
