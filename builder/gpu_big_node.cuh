@@ -104,36 +104,45 @@ static __device__ __forceinline__ int may_split(const build_params *p, const tas
     return t->n > 0 && t->depth < p->max_depth && inv_area > 0.0f;
 }
 
+/* The task of child `right` (0: left, 1: right) of node t split at pos on
+ * axis; the box is cut with selects, as a run-time index into it would
+ * put the task in local memory. */
+static __device__ __forceinline__ task child_task(const task *t, int axis, float pos, int right, uint32_t *refs,
+                                                  uint32_t n, uint32_t node)
+{
+    task ch = *t;
+#pragma unroll
+    for (int a = 0; a < 3; a++) {
+        ch.lo[a] = right && a == axis ? pos : t->lo[a];
+        ch.hi[a] = !right && a == axis ? pos : t->hi[a];
+    }
+    ch.refs = refs;
+    ch.n = n;
+    ch.node = node;
+    ch.depth = t->depth + 1;
+    ch.slot = NO_SLOT;
+    return ch;
+}
+
 /* Writes the inner node and takes its children: empty ones become leaves,
  * big ones go to slots, the rest onto this warp's stack (the larger first,
- * so the smaller is done next and the larger stays to be shared). */
+ * so the smaller is done next and the larger stays to be shared).  pair:
+ * the node pair lane 0 reserved (lane0_reserve_pair). */
 static __device__ void warp_take_children(warp_ctx *c, const task *t, const split_decision *d, uint32_t *left,
                                           uint32_t *right, uint32_t pair)
 {
     uint32_t first = warp_node_pair(c, pair);
     if (first == UINT32_MAX) return;
-    task child[2];
-    for (int s = 0; s < 2; s++) {
-        child[s] = *t;
-        child[s].node = first + (uint32_t)s;
-        child[s].depth = t->depth + 1;
-        child[s].slot = NO_SLOT;
-    }
-    child[0].hi[d->axis] = d->pos;
-    child[1].lo[d->axis] = d->pos;
-    child[0].refs = left;
-    child[0].n = d->n_left;
-    child[1].refs = right;
-    child[1].n = d->n_right;
     if (c->lane == 0) c->p->nodes[t->node] = kdtree_make_inner((uint32_t)d->axis, d->pos, first);
-    int larger = child[1].n > child[0].n;
+    int larger = d->n_right > d->n_left;
     for (int i = 0; i < 2; i++) {
-        const task *ch = &child[i == 0 ? larger : !larger];
-        if (ch->n == 0) {
-            if (c->lane == 0) c->p->nodes[ch->node] = kdtree_make_leaf(0, 0);
-        } else if (ch->n <= BIG_NODE || !warp_start_big(c, ch)) {
-            if (ch->n >= SHARE_MIN && broadcast(c->lane == 0 && lane0_queue_hungry(c))) warp_publish(c, ch);
-            else local_push(c, ch);
+        int s = i == 0 ? larger : !larger;
+        task ch = child_task(t, d->axis, d->pos, s, s ? right : left, s ? d->n_right : d->n_left, first + (uint32_t)s);
+        if (ch.n == 0) {
+            if (c->lane == 0) c->p->nodes[ch.node] = kdtree_make_leaf(0, 0);
+        } else if (ch.n <= BIG_NODE || !warp_start_big(c, &ch)) {
+            if (ch.n >= SHARE_MIN && broadcast(c->lane == 0 && lane0_queue_hungry(c))) warp_publish(c, &ch);
+            else local_push(c, &ch);
         }
     }
 }

@@ -166,13 +166,14 @@ __global__ void reset_rings(build_params p)
  * pushes the root task; fill_root then writes 0 .. N-1 into it. */
 __global__ void root_setup(build_params p, float3 lo, float3 hi)
 {
-    __shared__ warp_smem sm; /* lane0_alloc records its time there */
+    __shared__ warp_smem sm; /* lane0_alloc records its time, lane0_count_array the array there */
     warp_ctx c;
     memset(&c, 0, sizeof c);
     c.p = &p;
     c.sm = &sm;
     c.lane = threadIdx.x & 31u;
     if (c.lane != 0) return;
+    sm.alloc_stats[0] = sm.alloc_stats[1] = sm.alloc_stats[2] = 0;
     p.state->n_nodes.v = 1;
     uint32_t *refs = lane0_alloc(&c, p.n_triangles);
     if (!refs) { /* a growable pool grows, and this runs again */
@@ -191,9 +192,9 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi)
     root.depth = 0;
     root.slot = NO_SLOT;
     lane0_push(&c, &root);
-    atomicAdd(&p.state->n_alloc, c.n_alloc);
-    atomicAdd(&p.state->alloc_bytes, c.alloc_bytes);
-    atomicAdd(&p.state->alloc_sq, c.alloc_sq);
+    atomicAdd(&p.state->n_alloc, sm.alloc_stats[0]);
+    atomicAdd(&p.state->alloc_bytes, sm.alloc_stats[1]);
+    atomicAdd(&p.state->alloc_sq, sm.alloc_stats[2]);
 }
 
 __global__ void fill_root(const build_state *state, uint32_t n)
@@ -332,7 +333,7 @@ static int grow_full_array(build_buffers *b, uint32_t error)
  * One build
  * ------------------------------------------------------------------------ */
 
-typedef void (*build_kernel_fn)(build_params);
+typedef void (*build_kernel_fn)(const build_params);
 
 typedef struct launch_shape {
     uint32_t blocks, threads;

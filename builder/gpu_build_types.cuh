@@ -141,6 +141,10 @@ typedef struct warp_smem {
     task popped;
     task stack[LOCAL_TASKS]; /* a ring: tasks bottom .. bottom + count - 1 */
     unsigned long long profile[PROF_COUNT]; /* when collecting statistics */
+    /* Arrays this warp allocated: count, bytes, squared bytes (shared
+     * atomics: the leaders of groups of lanes count at once; kept out of
+     * the registers, which the hot loops need). */
+    unsigned long long alloc_stats[3];
 } warp_smem;
 
 /* What the warps of a block share: tasks handed over, guarded by a lock. */
@@ -164,7 +168,6 @@ typedef struct warp_ctx {
     uint32_t out_pos, out_end; /* leaf references reserved, not yet used */
     uint32_t ticket;           /* the block's seeker: its queue position, or NO_TICKET */
     int can_park;              /* a constant: the kernel for a growable pool (gpu_kernel.cuh) */
-    unsigned long long n_alloc, alloc_bytes, alloc_sq;
 #ifdef KDA_TIMELINE
     unsigned long long t0;
 #endif

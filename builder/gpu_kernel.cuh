@@ -180,7 +180,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
         c.out_end = left.y;
     }
     c.ticket = NO_TICKET;
-    c.n_alloc = c.alloc_bytes = c.alloc_sq = 0;
+    if (c.lane < 3) c.sm->alloc_stats[c.lane] = 0;
 #ifdef KDA_TIMELINE
     if (c.lane == 0) {
         unsigned long long now = global_ns(), first = atomicCAS(&p->state->t0, 0ull, now);
@@ -261,15 +261,11 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
         __syncwarp();
     }
     if (can_park && c.lane == 0) p->out_left[warp_id] = make_uint2(c.out_pos, c.out_end);
-    for (int off = 16; off > 0; off >>= 1) { /* the leaders of groups counted arrays too */
-        c.n_alloc += __shfl_xor_sync(FULL_MASK, c.n_alloc, off);
-        c.alloc_bytes += __shfl_xor_sync(FULL_MASK, c.alloc_bytes, off);
-        c.alloc_sq += __shfl_xor_sync(FULL_MASK, c.alloc_sq, off);
-    }
+    __syncwarp();
     if (c.lane == 0) {
-        atomicAdd(&p->state->n_alloc, c.n_alloc);
-        atomicAdd(&p->state->alloc_bytes, c.alloc_bytes);
-        atomicAdd(&p->state->alloc_sq, c.alloc_sq);
+        atomicAdd(&p->state->n_alloc, c.sm->alloc_stats[0]);
+        atomicAdd(&p->state->alloc_bytes, c.sm->alloc_stats[1]);
+        atomicAdd(&p->state->alloc_sq, c.sm->alloc_stats[2]);
         if (p->collect_stats) {
             prof_add(&c, PROF_IDLE, idle_since);
             for (int i = 0; i < PROF_COUNT; i++) atomicAdd(&p->state->profile[i], c.sm->profile[i]);
@@ -285,13 +281,13 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
  * latency-bound, and an allocator whose rare paths are long (CountedBump's
  * bitmap search, ScatterAlloc's) must not cost the builder a third of its
  * warps.  ptxas then keeps 80 registers, what most allocators need anyway. */
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel(build_params p)
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel(const __grid_constant__ build_params p)
 {
     build_warps(&p, 0);
 }
 
 /* The same for a growable pool: parks when the pool runs out. */
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel_parking(build_params p)
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel_parking(const __grid_constant__ build_params p)
 {
     build_warps(&p, 1);
 }

@@ -108,12 +108,18 @@ static __device__ __forceinline__ split_decision warp_best(split_decision d, uin
     return d;
 }
 
+/* v[a] for an axis known only at run time, without indexing (an array
+ * indexed by a run-time value is kept in local memory). */
+static __device__ __forceinline__ float pick3(const float v[3], int a) { return a == 0 ? v[0] : a == 1 ? v[1] : v[2]; }
+
+/* The area of box lo..hi cut to [a0, a1] on `axis`: kdtree_box_area's
+ * arithmetic, term for term. */
 static __device__ __forceinline__ float child_area(const float lo[3], const float hi[3], int axis, float a0,
                                                    float a1)
 {
-    float d[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
-    d[axis] = a1 - a0;
-    return kdtree_box_area(d);
+    float d = a1 - a0;
+    float dx = axis == 0 ? d : hi[0] - lo[0], dy = axis == 1 ? d : hi[1] - lo[1], dz = axis == 2 ? d : hi[2] - lo[2];
+    return 2.0f * (dx * dy + dy * dz + dz * dx);
 }
 
 static __device__ __forceinline__ split_decision no_split(int exact)
@@ -139,7 +145,7 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
     split_decision best = no_split(0);
     uint64_t best_key = UINT64_MAX;
     for (int a = 0; a < 3; a++) {
-        float extent = hi[a] - lo[a];
+        float alo = pick3(lo, a), ahi = pick3(hi, a), extent = ahi - alo;
         uint32_t run_lo[BINS_PER_LANE], run_hi[BINS_PER_LANE], sum_lo = 0, sum_hi = 0;
         for (int i = 0; i < BINS_PER_LANE; i++) {
             sum_lo += bins[0][a][lane * BINS_PER_LANE + i];
@@ -152,12 +158,12 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
         for (int i = 0; i < BINS_PER_LANE; i++) {
             uint32_t k = lane * BINS_PER_LANE + (uint32_t)i + 1; /* plane above bin k-1 */
             if (k >= GPU_BINS) continue;
-            float p = bin_plane(lo[a], extent, k);
-            if (!(p > lo[a] && p < hi[a])) continue;
+            float p = bin_plane(alo, extent, k);
+            if (!(p > alo && p < ahi)) continue;
             uint32_t nl = before_lo + run_lo[i];     /* tri_lo in bins < k */
             uint32_t nr = n - (before_hi + run_hi[i]); /* tri_hi in bins >= k */
-            float cost = kdtree_split_cost(child_area(lo, hi, a, lo[a], p) * inv_area,
-                                           child_area(lo, hi, a, p, hi[a]) * inv_area, nl, nr);
+            float cost = kdtree_split_cost(child_area(lo, hi, a, alo, p) * inv_area,
+                                           child_area(lo, hi, a, p, ahi) * inv_area, nl, nr);
             uint64_t key = candidate_key(a, p, 1);
             if (cost < best.cost || (cost == best.cost && key < best_key)) {
                 best.cost = cost;
@@ -171,6 +177,30 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
         }
     }
     return warp_best(best, best_key);
+}
+
+/* Costs plane p on axis a (alo, ahi: the node's box on a) with nl, nr and
+ * np references left, right and in the plane; a plane with no reference in
+ * it is costed once, with planar triangles "left": the right variant has
+ * the same cost and a larger key, and could never win. */
+static __device__ __forceinline__ void cost_candidate(int a, float p, uint32_t nl, uint32_t nr, uint32_t np,
+                                                      const float lo[3], const float hi[3], float alo, float ahi,
+                                                      float inv_area, split_decision *best, uint64_t *best_key)
+{
+    float pl = child_area(lo, hi, a, alo, p) * inv_area, pr = child_area(lo, hi, a, p, ahi) * inv_area;
+    for (int side = 1; side >= (np ? 0 : 1); side--) { /* planar triangles left, then right */
+        float cost = kdtree_split_cost(pl, pr, nl + (side ? np : 0), nr + (side ? 0 : np));
+        uint64_t key = candidate_key(a, p, side);
+        if (cost < best->cost || (cost == best->cost && key < *best_key)) {
+            best->cost = cost;
+            best->pos = p;
+            best->axis = a;
+            best->planar_left = side;
+            best->n_left = nl + (side ? np : 0);
+            best->n_right = nr + (side ? 0 : np);
+            *best_key = key;
+        }
+    }
 }
 
 /* A reference's box as one lane holds it for the exact split. */
@@ -208,9 +238,7 @@ static __device__ __forceinline__ void count_sides(float cand, float mylo, float
  * The 2n candidate planes of an axis are dealt out one per lane and pass
  * (candidate i < n: the low side of reference i; else the high side of
  * reference i - n), so a node of at most 16 references takes one pass of
- * n steps, not four candidates per lane.  A plane with no reference in it
- * is costed once, with planar triangles "left": the right variant has the
- * same cost and a larger key, and could never win. */
+ * n steps, not four candidates per lane. */
 static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], const float lo[3], const float hi[3],
                                              float inv_area)
 {
@@ -219,36 +247,24 @@ static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], 
     uint64_t best_key = UINT64_MAX;
     uint32_t n0 = min(n, 32u), n1 = n > 32u ? n - 32u : 0u; /* references in slot 0 and slot 1 */
     for (int a = 0; a < 3; a++) {
-        if (!(hi[a] > lo[a])) continue;
-        int planar = __any_sync(FULL_MASK, (lane < n0 && box[0].lo[a] == box[0].hi[a]) ||
-                                               (lane < n1 && box[1].lo[a] == box[1].hi[a]));
+        float alo = pick3(lo, a), ahi = pick3(hi, a);
+        if (!(ahi > alo)) continue;
+        float lo0 = pick3(box[0].lo, a), hi0 = pick3(box[0].hi, a), lo1 = pick3(box[1].lo, a), hi1 = pick3(box[1].hi, a);
+        int planar = __any_sync(FULL_MASK, (lane < n0 && lo0 == hi0) || (lane < n1 && lo1 == hi1));
 #pragma unroll 1
         for (uint32_t base = 0; base < 2 * n; base += 32) {
             uint32_t i = base + lane, r = i < n ? i : i - n, src = r & 31u;
-            float l0 = __shfl_sync(FULL_MASK, box[0].lo[a], (int)src), h0 = __shfl_sync(FULL_MASK, box[0].hi[a], (int)src);
+            float l0 = __shfl_sync(FULL_MASK, lo0, (int)src), h0 = __shfl_sync(FULL_MASK, hi0, (int)src);
             float cand = i < n ? l0 : h0;
             if (n1) {
-                float l1 = __shfl_sync(FULL_MASK, box[1].lo[a], (int)src), h1 = __shfl_sync(FULL_MASK, box[1].hi[a], (int)src);
+                float l1 = __shfl_sync(FULL_MASK, lo1, (int)src), h1 = __shfl_sync(FULL_MASK, hi1, (int)src);
                 if (r >= 32u) cand = i < n ? l1 : h1;
             }
             uint32_t nl = 0, nr = 0, np = 0;
-            count_sides(cand, box[0].lo[a], box[0].hi[a], n0, planar, &nl, &nr, &np);
-            if (n1) count_sides(cand, box[1].lo[a], box[1].hi[a], n1, planar, &nl, &nr, &np);
-            if (!(i < 2 * n && cand > lo[a] && cand < hi[a])) continue;
-            float pl = child_area(lo, hi, a, lo[a], cand) * inv_area, pr = child_area(lo, hi, a, cand, hi[a]) * inv_area;
-            for (int side = 1; side >= (np ? 0 : 1); side--) { /* planar triangles left, then right */
-                float cost = kdtree_split_cost(pl, pr, nl + (side ? np : 0), nr + (side ? 0 : np));
-                uint64_t key = candidate_key(a, cand, side);
-                if (cost < best.cost || (cost == best.cost && key < best_key)) {
-                    best.cost = cost;
-                    best.pos = cand;
-                    best.axis = a;
-                    best.planar_left = side;
-                    best.n_left = nl + (side ? np : 0);
-                    best.n_right = nr + (side ? 0 : np);
-                    best_key = key;
-                }
-            }
+            count_sides(cand, lo0, hi0, n0, planar, &nl, &nr, &np);
+            if (n1) count_sides(cand, lo1, hi1, n1, planar, &nl, &nr, &np);
+            if (i < 2 * n && cand > alo && cand < ahi)
+                cost_candidate(a, cand, nl, nr, np, lo, hi, alo, ahi, inv_area, &best, &best_key);
         }
     }
     return warp_best(best, best_key);
@@ -289,27 +305,6 @@ static __device__ __forceinline__ split_decision group_best(uint32_t G, split_de
     return d;
 }
 
-/* Costs candidate plane p on axis a of a group's node (the rule of exact_split). */
-static __device__ __forceinline__ void cost_candidate(int a, float p, uint32_t nl, uint32_t nr, uint32_t np,
-                                                      const float lo[3], const float hi[3], float inv_area,
-                                                      split_decision *best, uint64_t *best_key)
-{
-    float pl = child_area(lo, hi, a, lo[a], p) * inv_area, pr = child_area(lo, hi, a, p, hi[a]) * inv_area;
-    for (int side = 1; side >= (np ? 0 : 1); side--) { /* planar triangles left, then right */
-        float cost = kdtree_split_cost(pl, pr, nl + (side ? np : 0), nr + (side ? 0 : np));
-        uint64_t key = candidate_key(a, p, side);
-        if (cost < best->cost || (cost == best->cost && key < *best_key)) {
-            best->cost = cost;
-            best->pos = p;
-            best->axis = a;
-            best->planar_left = side;
-            best->n_left = nl + (side ? np : 0);
-            best->n_right = nr + (side ? 0 : np);
-            *best_key = key;
-        }
-    }
-}
-
 /* Exact SAH (exact_split's rule and result) for groups of G lanes, each
  * with a node of n <= G references: lane i of a group holds reference i,
  * and lanes past n an empty box (lo = +inf, hi = -inf), which lies on no
@@ -324,7 +319,7 @@ static __device__ split_decision group_exact_split(uint32_t G, uint32_t n, uint3
     split_decision best = no_split(1);
     uint64_t best_key = UINT64_MAX;
     for (int a = 0; a < 3; a++) {
-        float c0 = box->lo[a], c1 = box->hi[a];
+        float c0 = pick3(box->lo, a), c1 = pick3(box->hi, a), alo = pick3(lo, a), ahi = pick3(hi, a);
         int planar = __any_sync(FULL_MASK, c0 == c1);
         uint32_t nl0 = 0, nr0 = 0, np0 = 0, nl1 = 0, nr1 = 0, np1 = 0;
         if (planar) {
@@ -347,9 +342,9 @@ static __device__ split_decision group_exact_split(uint32_t G, uint32_t n, uint3
                 nr1 += jh > c1;
             }
         }
-        if (!(may && gl < n && hi[a] > lo[a])) continue;
-        if (c0 > lo[a] && c0 < hi[a]) cost_candidate(a, c0, nl0, nr0, np0, lo, hi, inv_area, &best, &best_key);
-        if (c1 > lo[a] && c1 < hi[a]) cost_candidate(a, c1, nl1, nr1, np1, lo, hi, inv_area, &best, &best_key);
+        if (!(may && gl < n && ahi > alo)) continue;
+        if (c0 > alo && c0 < ahi) cost_candidate(a, c0, nl0, nr0, np0, lo, hi, alo, ahi, inv_area, &best, &best_key);
+        if (c1 > alo && c1 < ahi) cost_candidate(a, c1, nl1, nr1, np1, lo, hi, alo, ahi, inv_area, &best, &best_key);
     }
     return group_best(G, best, best_key);
 }

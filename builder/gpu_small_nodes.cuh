@@ -178,36 +178,20 @@ static __device__ GROUP_INLINE void warp_small_nodes(warp_ctx *c, uint32_t G, ui
     /* Split nodes: the inner node, and the children onto the stack (the
      * larger first, so that the smaller is done next). */
     pairs = broadcast(pairs) + 2u * __popc(splitters & ((1u << lane) - 1u));
-    task child[2];
-    uint32_t pushes = 0;
-    if (leader && split) {
-        if (pairs + 2 > p->node_capacity) {
-            set_error(p, BUILD_NODES_FULL);
-        } else {
-            p->nodes[t.node] = kdtree_make_inner((uint32_t)d.axis, d.pos, pairs);
-            int larger = d.n_right > d.n_left;
-            for (int i = 0; i < 2; i++) {
-                int s = i == 0 ? larger : !larger;
-                task ch = t;
-                ch.node = pairs + (uint32_t)s;
-                ch.depth = t.depth + 1;
-                ch.slot = NO_SLOT;
-                if (s == 0) {
-                    ch.hi[d.axis] = d.pos;
-                    ch.refs = left;
-                    ch.n = d.n_left;
-                } else {
-                    ch.lo[d.axis] = d.pos;
-                    ch.refs = right;
-                    ch.n = d.n_right;
-                }
-                if (ch.n == 0) p->nodes[ch.node] = kdtree_make_leaf(0, 0);
-                else child[pushes++] = ch;
-            }
+    int placed = leader && split && pairs + 2 <= p->node_capacity;
+    if (leader && split && !placed) set_error(p, BUILD_NODES_FULL);
+    uint32_t pushed, slot = group_prefix(G, placed ? (d.n_left != 0) + (d.n_right != 0) : 0u, &pushed);
+    if (placed) {
+        p->nodes[t.node] = kdtree_make_inner((uint32_t)d.axis, d.pos, pairs);
+        int larger = d.n_right > d.n_left;
+        for (int i = 0; i < 2; i++) {
+            int s = i == 0 ? larger : !larger;
+            uint32_t n = s ? d.n_right : d.n_left;
+            if (n == 0) p->nodes[pairs + (uint32_t)s] = kdtree_make_leaf(0, 0);
+            else c->sm->stack[(c->bottom + c->count + slot++) % LOCAL_TASKS] =
+                     child_task(&t, d.axis, d.pos, s, s ? right : left, n, pairs + (uint32_t)s);
         }
     }
-    uint32_t pushed, slot = group_prefix(G, pushes, &pushed);
-    for (uint32_t i = 0; i < pushes; i++) c->sm->stack[(c->bottom + c->count + slot + i) % LOCAL_TASKS] = child[i];
     __syncwarp();
     c->count += pushed;
 }
