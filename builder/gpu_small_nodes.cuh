@@ -55,7 +55,11 @@ static __device__ uint32_t small_nodes_on_top(const warp_ctx *c, uint32_t *G)
         *G = 16;
         k = min(small, 2u);
     }
-    return min(k, room);
+#ifndef KDA_GROUP_MIN
+#define KDA_GROUP_MIN 1
+#endif
+    k = min(k, room);
+    return k >= KDA_GROUP_MIN ? k : 0;
 }
 
 /* Exclusive prefix sum over the leaders of the groups (lanes 0, G, 2G, ..)
