@@ -34,6 +34,7 @@ static __device__ int warp_start_big(warp_ctx *c, const task *t)
     if (id == NO_SLOT) return 0;
     big_slot *s = &p->slots[id];
     uint32_t *bins = &s->bins[0][0][0];
+#pragma unroll 1
     for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32) bins[i] = 0;
     uint32_t n_chunks = (t->n + CHUNK - 1) / CHUNK;
     if (c->lane == 0) {
@@ -59,6 +60,7 @@ static __device__ void lane0_release_slot(warp_ctx *c, uint32_t id)
 static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
 {
     uint32_t *b = &sm->bins[0][0][0];
+#pragma unroll 1
     for (uint32_t i = lane; i < 2 * 3 * GPU_BINS; i += 32) b[i] = 0;
     __syncwarp();
 }
@@ -67,18 +69,16 @@ static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
 static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t begin, uint32_t end, const float lo[3],
                                  const float extent[3], const float scale[3])
 {
-#ifdef KDA_BIN_UNROLL1
 #pragma unroll 1
-#else
-#pragma unroll 4
-#endif
     for (uint32_t i = begin + c->lane; i < end; i += 32) {
         float tlo[3], thi[3];
         load_box(c->p, __ldcg(&refs[i]), tlo, thi);
+#pragma unroll 1
         for (int a = 0; a < 3; a++) {
-            if (!(extent[a] > 0.0f)) continue;
-            atomicAdd(&c->sm->bins[0][a][bin_of(tlo[a], lo[a], extent[a], scale[a])], 1u);
-            atomicAdd(&c->sm->bins[1][a][bin_of(thi[a], lo[a], extent[a], scale[a])], 1u);
+            float alo = pick3(lo, a), ext = pick3(extent, a), sc = pick3(scale, a);
+            if (!(ext > 0.0f)) continue;
+            atomicAdd(&c->sm->bins[0][a][bin_of(pick3(tlo, a), alo, ext, sc)], 1u);
+            atomicAdd(&c->sm->bins[1][a][bin_of(pick3(thi, a), alo, ext, sc)], 1u);
         }
     }
     __syncwarp();
@@ -94,6 +94,7 @@ static __device__ void box_setup(const task *t, float extent[3], float *inv_area
 /* Bins per unit length on each axis (binned splits only: three divisions). */
 static __device__ void bin_scales(const float extent[3], float scale[3])
 {
+#pragma unroll 1
     for (int a = 0; a < 3; a++) scale[a] = extent[a] > 0.0f ? __fdiv_rn((float)GPU_BINS, extent[a]) : 0.0f;
 }
 
@@ -175,9 +176,11 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     clear_bins(c->sm, c->lane);
     bin_range(c, t.refs, begin, end, t.lo, extent, scale);
     uint32_t *mine = &c->sm->bins[0][0][0], *shared = &s->bins[0][0][0];
+#pragma unroll 1
     for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32)
         if (mine[i]) atomicAdd(&shared[i], mine[i]);
     if (!warp_finished_last_chunk(c, s, n_chunks)) return;
+#pragma unroll 1
     for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32) mine[i] = __ldcg(&shared[i]);
     __syncwarp();
     split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, inv_area);

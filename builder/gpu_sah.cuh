@@ -144,24 +144,26 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
     uint32_t lane = threadIdx.x & 31u;
     split_decision best = no_split(0);
     uint64_t best_key = UINT64_MAX;
+#pragma unroll 1
     for (int a = 0; a < 3; a++) {
         float alo = pick3(lo, a), ahi = pick3(hi, a), extent = ahi - alo;
-        uint32_t run_lo[BINS_PER_LANE], run_hi[BINS_PER_LANE], sum_lo = 0, sum_hi = 0;
+        const uint32_t *lo_bins = &bins[0][a][lane * BINS_PER_LANE], *hi_bins = &bins[1][a][lane * BINS_PER_LANE];
+        uint32_t sum_lo = 0, sum_hi = 0;
         for (int i = 0; i < BINS_PER_LANE; i++) {
-            sum_lo += bins[0][a][lane * BINS_PER_LANE + i];
-            sum_hi += bins[1][a][lane * BINS_PER_LANE + i];
-            run_lo[i] = sum_lo;
-            run_hi[i] = sum_hi;
+            sum_lo += lo_bins[i];
+            sum_hi += hi_bins[i];
         }
-        uint32_t before_lo = warp_exclusive_scan(sum_lo), before_hi = warp_exclusive_scan(sum_hi);
+        uint32_t run_lo = warp_exclusive_scan(sum_lo), run_hi = warp_exclusive_scan(sum_hi);
         if (!(extent > 0.0f)) continue;
+#pragma unroll 1
         for (int i = 0; i < BINS_PER_LANE; i++) {
+            run_lo += lo_bins[i]; /* tri_lo in bins < k */
+            run_hi += hi_bins[i]; /* tri_hi in bins < k */
             uint32_t k = lane * BINS_PER_LANE + (uint32_t)i + 1; /* plane above bin k-1 */
             if (k >= GPU_BINS) continue;
             float p = bin_plane(alo, extent, k);
             if (!(p > alo && p < ahi)) continue;
-            uint32_t nl = before_lo + run_lo[i];     /* tri_lo in bins < k */
-            uint32_t nr = n - (before_hi + run_hi[i]); /* tri_hi in bins >= k */
+            uint32_t nl = run_lo, nr = n - run_hi;
             float cost = kdtree_split_cost(child_area(lo, hi, a, alo, p) * inv_area,
                                            child_area(lo, hi, a, p, ahi) * inv_area, nl, nr);
             uint64_t key = candidate_key(a, p, 1);
@@ -246,6 +248,7 @@ static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], 
     split_decision best = no_split(1);
     uint64_t best_key = UINT64_MAX;
     uint32_t n0 = min(n, 32u), n1 = n > 32u ? n - 32u : 0u; /* references in slot 0 and slot 1 */
+#pragma unroll 1
     for (int a = 0; a < 3; a++) {
         float alo = pick3(lo, a), ahi = pick3(hi, a);
         if (!(ahi > alo)) continue;
@@ -318,6 +321,7 @@ static __device__ split_decision group_exact_split(uint32_t G, uint32_t n, uint3
     uint32_t gl = threadIdx.x & (G - 1u);
     split_decision best = no_split(1);
     uint64_t best_key = UINT64_MAX;
+#pragma unroll 1
     for (int a = 0; a < 3; a++) {
         float c0 = pick3(box->lo, a), c1 = pick3(box->hi, a), alo = pick3(lo, a), ahi = pick3(hi, a);
         int planar = __any_sync(FULL_MASK, c0 == c1);
