@@ -65,14 +65,24 @@ static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
     __syncwarp();
 }
 
-/* Bins references [begin, end) of a node into the warp's shared bins. */
+/* Bins references [begin, end) of a node into the warp's shared bins.  The
+ * next reference's box is loaded while the current one is binned (the
+ * loop is not unrolled: the kernel's code must stay small, see
+ * docs/builder.md), so the loads of big nodes' chunks, on the build's
+ * critical path, overlap the binning. */
 static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t begin, uint32_t end, const float lo[3],
                                  const float extent[3], const float scale[3])
 {
+    float tlo[3], thi[3], nlo[3], nhi[3];
+    uint32_t i = begin + c->lane;
+    if (i < end) load_box(c->p, __ldcg(&refs[i]), nlo, nhi);
 #pragma unroll 1
-    for (uint32_t i = begin + c->lane; i < end; i += 32) {
-        float tlo[3], thi[3];
-        load_box(c->p, __ldcg(&refs[i]), tlo, thi);
+    for (; i < end; i += 32) {
+        for (int a = 0; a < 3; a++) {
+            tlo[a] = nlo[a];
+            thi[a] = nhi[a];
+        }
+        if (i + 32 < end) load_box(c->p, __ldcg(&refs[i + 32]), nlo, nhi);
 #pragma unroll 1
         for (int a = 0; a < 3; a++) {
             float alo = pick3(lo, a), ext = pick3(extent, a), sc = pick3(scale, a);
@@ -220,17 +230,26 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
     uint32_t axis = __ldcg(&s->axis), k = __ldcg(&s->k);
     uint32_t *left = (uint32_t *)__ldcg((const unsigned long long *)&s->left);
     uint32_t *right = (uint32_t *)__ldcg((const unsigned long long *)&s->right);
-    float lo = t.lo[axis], extent = t.hi[axis] - t.lo[axis];
+    float lo = pick3(t.lo, (int)axis), extent = pick3(t.hi, (int)axis) - lo;
     float scale = __fdiv_rn((float)GPU_BINS, extent);
     uint32_t begin = chunk * CHUNK, end = min(t.n, begin + CHUNK);
     uint32_t lanes_below = (1u << c->lane) - 1;
 
-    /* Count this chunk's sides, reserve room once, then write. */
-    uint32_t nl = 0, nr = 0;
-    for (uint32_t i = begin + c->lane; i < end; i += 32) {
-        float tlo[3], thi[3];
-        load_box(p, __ldcg(&t.refs[i]), tlo, thi);
-        uint32_t sides = binned_sides(k, tlo[axis], thi[axis], lo, extent, scale);
+    /* Count this chunk's sides (kept, two bits a step, for the writes;
+     * the next box loads while this one is classified), reserve room
+     * once, then write. */
+    uint32_t nl = 0, nr = 0, kept = 0, step = 0;
+    float tlo[3], thi[3], nlo[3], nhi[3];
+    if (begin + c->lane < end) load_box(p, __ldcg(&t.refs[begin + c->lane]), nlo, nhi);
+#pragma unroll 1
+    for (uint32_t i = begin + c->lane; i < end; i += 32, step++) {
+        for (int a = 0; a < 3; a++) {
+            tlo[a] = nlo[a];
+            thi[a] = nhi[a];
+        }
+        if (i + 32 < end) load_box(p, __ldcg(&t.refs[i + 32]), nlo, nhi);
+        uint32_t sides = binned_sides(k, pick3(tlo, (int)axis), pick3(thi, (int)axis), lo, extent, scale);
+        kept |= sides << (2 * step);
         nl += sides & 1u;
         nr += sides >> 1;
     }
@@ -247,13 +266,13 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
     at_l = broadcast(at_l);
     at_r = broadcast(at_r);
     if (at_l + nl > n_left || at_r + nr > n_right) return; /* never write past the arrays */
-    for (uint32_t base = begin; base < end; base += 32) {
+    step = 0;
+#pragma unroll 1
+    for (uint32_t base = begin; base < end; base += 32, step++) {
         uint32_t i = base + c->lane, tri = 0, sides = 0;
         if (i < end) {
-            float tlo[3], thi[3];
             tri = __ldcg(&t.refs[i]);
-            load_box(p, tri, tlo, thi);
-            sides = binned_sides(k, tlo[axis], thi[axis], lo, extent, scale);
+            sides = kept >> (2 * step) & 3u;
         }
         uint32_t goes_l = __ballot_sync(FULL_MASK, sides & 1u), goes_r = __ballot_sync(FULL_MASK, sides & 2u);
         if (sides & 1u) left[at_l + __popc(goes_l & lanes_below)] = tri;

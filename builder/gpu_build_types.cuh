@@ -16,13 +16,16 @@
 #define BIG_NODE 1024    /* nodes with more references are split by many warps */
 #endif
 #ifndef CHUNK /* (-D) */
-#define CHUNK 256        /* references per chunk of a big node */
+#define CHUNK 256        /* references per chunk of a big node (at most 512: 2 bits per lane and step) */
 #endif
 #define OUT_BATCH 1024   /* leaf references a warp reserves at once */
 #ifndef LOCAL_TASKS /* (-D) */
 #define LOCAL_TASKS 16   /* a warp's own stack of node tasks (a power of two) */
 #endif
 #define BLOCK_TASKS 16   /* tasks the warps of a block hand to each other */
+#if CHUNK > 512
+#error "CHUNK: a SCATTER chunk keeps two bits of sides per lane and step in one word"
+#endif
 #ifndef GLOBAL_CHECK /* (-D) */
 #define GLOBAL_CHECK 16  /* nodes between a busy warp's looks at global counters */
 #endif
