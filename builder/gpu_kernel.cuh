@@ -249,11 +249,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
             long long t0 = prof_start(&c);
             uint32_t group, k = small_nodes_on_top(&c, &group);
             if (k) {
-                small_nodes_result r =
-                    small_nodes_apart(p, c.sm, c.bottom, c.count, c.out_pos, c.out_end, c.can_park, group, k);
-                c.count = r.count;
-                c.out_pos = r.out_pos;
-                c.out_end = r.out_end;
+                warp_small_nodes(&c, group, k);
             } else {
                 k = 1;
                 task next = local_pop(&c);

@@ -77,7 +77,12 @@ static __device__ uint32_t group_prefix(uint32_t G, uint32_t v, uint32_t *total)
 }
 
 /* Splits (or makes leaves of) the k small nodes on top of the stack. */
-static __device__ __forceinline__ void warp_small_nodes(warp_ctx *c, uint32_t G, uint32_t k)
+#ifdef KDA_GROUP_NOINLINE
+#define GROUP_INLINE __noinline__
+#else
+#define GROUP_INLINE
+#endif
+static __device__ GROUP_INLINE void warp_small_nodes(warp_ctx *c, uint32_t G, uint32_t k)
 {
     const build_params *p = c->p;
     uint32_t lane = c->lane, g = lane / G, gl = lane & (G - 1u), leader_lane = lane & ~(G - 1u);
@@ -193,36 +198,6 @@ static __device__ __forceinline__ void warp_small_nodes(warp_ctx *c, uint32_t G,
     }
     __syncwarp();
     c->count += pushed;
-}
-
-/* What small_nodes_apart hands back of the warp's context. */
-typedef struct small_nodes_result {
-    uint32_t count, out_pos, out_end;
-} small_nodes_result;
-
-/* warp_small_nodes as a function of its own, called with the values of
- * the warp's context it needs: the kernel's registers are then allocated
- * without this code in view (inlined, it cost the rest of the kernel
- * spills and 20% on scenes with few small nodes). */
-static __device__ __noinline__ small_nodes_result small_nodes_apart(const build_params *p, warp_smem *sm,
-                                                                    uint32_t bottom, uint32_t count, uint32_t out_pos,
-                                                                    uint32_t out_end, int can_park, uint32_t G,
-                                                                    uint32_t k)
-{
-    warp_ctx c;
-    memset(&c, 0, sizeof c);
-    c.p = p;
-    c.sm = sm;
-    c.lane = threadIdx.x & 31u;
-    c.bottom = bottom;
-    c.count = count;
-    c.out_pos = out_pos;
-    c.out_end = out_end;
-    c.ticket = NO_TICKET;
-    c.can_park = can_park;
-    warp_small_nodes(&c, G, k);
-    small_nodes_result r = {c.count, c.out_pos, c.out_end};
-    return r;
 }
 
 #endif
