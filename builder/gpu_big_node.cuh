@@ -66,9 +66,10 @@ static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
 }
 
 /* Bins references [begin, end) of a node into the warp's shared bins.  The
- * next reference's box is loaded while the current one is binned, so the
- * loads overlap the binning without unrolling the loop (the kernel's code
- * must stay small: docs/builder.md). */
+ * next reference's box is loaded while the current one is binned (the
+ * loop is not unrolled: the kernel's code must stay small, see
+ * docs/builder.md), so the loads of big nodes' chunks, on the build's
+ * critical path, overlap the binning. */
 static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t begin, uint32_t end, const float lo[3],
                                  const float extent[3], const float scale[3])
 {
@@ -82,11 +83,12 @@ static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t beg
             thi[a] = nhi[a];
         }
         if (i + 32 < end) load_box(c->p, __ldcg(&refs[i + 32]), nlo, nhi);
-#pragma unroll
-        for (int a = 0; a < 3; a++) { /* six independent bins */
-            if (!(extent[a] > 0.0f)) continue;
-            atomicAdd(&c->sm->bins[0][a][bin_of(tlo[a], lo[a], extent[a], scale[a])], 1u);
-            atomicAdd(&c->sm->bins[1][a][bin_of(thi[a], lo[a], extent[a], scale[a])], 1u);
+#pragma unroll 1
+        for (int a = 0; a < 3; a++) {
+            float alo = pick3(lo, a), ext = pick3(extent, a), sc = pick3(scale, a);
+            if (!(ext > 0.0f)) continue;
+            atomicAdd(&c->sm->bins[0][a][bin_of(pick3(tlo, a), alo, ext, sc)], 1u);
+            atomicAdd(&c->sm->bins[1][a][bin_of(pick3(thi, a), alo, ext, sc)], 1u);
         }
     }
     __syncwarp();

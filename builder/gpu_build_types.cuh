@@ -243,16 +243,4 @@ static __device__ __forceinline__ void load_box(const build_params *p, uint32_t 
     hi[0] = h.x, hi[1] = h.y, hi[2] = h.z;
 }
 
-
-/* Reference i of an array another warp wrote, and its box's sides on one axis. */
-static __device__ __forceinline__ void load_ref_side(const build_params *p, const uint32_t *refs, uint32_t i, int axis,
-                                                     uint32_t *ref, float *lo, float *hi)
-{
-    float l[3], h[3];
-    *ref = __ldcg(&refs[i]);
-    load_box(p, *ref, l, h);
-    *lo = axis == 0 ? l[0] : axis == 1 ? l[1] : l[2];
-    *hi = axis == 0 ? h[0] : axis == 1 ? h[1] : h[2];
-}
-
 #endif

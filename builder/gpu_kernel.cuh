@@ -89,24 +89,19 @@ static __device__ NODE_INLINE void warp_node(warp_ctx *c, const task *t)
     uint32_t pair = c->lane == 0 ? lane0_reserve_pair(c) : 0;
 
     uint32_t lanes_below = (1u << c->lane) - 1, at_l = 0, at_r = 0;
-    float alo = pick3(t->lo, d.axis), aext = pick3(extent, d.axis), ascale = pick3(scale, d.axis);
-    /* Binned: the next reference and its box on the axis, loaded a step
-     * ahead so that the loads overlap the classification. */
-    uint32_t next = 0;
-    float next_lo = 0.0f, next_hi = 0.0f;
-    if (!d.exact && c->lane < t->n) load_ref_side(p, t->refs, c->lane, d.axis, &next, &next_lo, &next_hi);
+    float lo = t->lo[d.axis];
     for (uint32_t base = 0; base < t->n; base += 32) {
         uint32_t i = base + c->lane, sides = 0, ref = 0;
         if (i < t->n) {
             if (d.exact) {
-                ref = base ? tri[1] : tri[0];
-                sides = exact_sides(&d, base ? pick3(box[1].lo, d.axis) : pick3(box[0].lo, d.axis),
-                                    base ? pick3(box[1].hi, d.axis) : pick3(box[0].hi, d.axis));
+                int s = base ? 1 : 0;
+                ref = tri[s];
+                sides = exact_sides(&d, box[s].lo[d.axis], box[s].hi[d.axis]);
             } else {
-                float rlo = next_lo, rhi = next_hi;
-                ref = next;
-                if (i + 32 < t->n) load_ref_side(p, t->refs, i + 32, d.axis, &next, &next_lo, &next_hi);
-                sides = binned_sides(d.k, rlo, rhi, alo, aext, ascale);
+                float tlo[3], thi[3];
+                ref = __ldcg(&t->refs[i]);
+                load_box(p, ref, tlo, thi);
+                sides = binned_sides(d.k, tlo[d.axis], thi[d.axis], lo, extent[d.axis], scale[d.axis]);
             }
         }
         uint32_t goes_l = __ballot_sync(FULL_MASK, sides & 1u), goes_r = __ballot_sync(FULL_MASK, sides & 2u);

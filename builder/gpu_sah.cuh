@@ -155,6 +155,7 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
         }
         uint32_t run_lo = warp_exclusive_scan(sum_lo), run_hi = warp_exclusive_scan(sum_hi);
         if (!(extent > 0.0f)) continue;
+#pragma unroll 1
         for (int i = 0; i < BINS_PER_LANE; i++) {
             run_lo += lo_bins[i]; /* tri_lo in bins < k */
             run_hi += hi_bins[i]; /* tri_hi in bins < k */
