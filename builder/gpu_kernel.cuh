@@ -200,7 +200,10 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
                 atomicAdd(&p->state->hungry.v, 1u);
                 TIMELINE_ADD(&c, TL_BUSY, -1);
             }
-            __nanosleep(idle < 4 ? 32u << idle : 512u);
+#ifndef KDA_IDLE_MAX_NS
+#define KDA_IDLE_MAX_NS 512u
+#endif
+            __nanosleep(idle < 4 ? 32u << idle : KDA_IDLE_MAX_NS);
             idle++;
             continue;
         }
