@@ -144,8 +144,7 @@ typedef struct warp_smem {
     task popped;
     task stack[LOCAL_TASKS]; /* a ring: tasks bottom .. bottom + count - 1 */
     unsigned long long profile[PROF_COUNT]; /* when collecting statistics */
-    /* Arrays this warp allocated: count, bytes, squared bytes (shared
-     * atomics: the leaders of groups of lanes count at once; kept out of
+    /* Arrays this warp allocated: count, bytes, squared bytes (kept out of
      * the registers, which the hot loops need). */
     unsigned long long alloc_stats[3];
 } warp_smem;
@@ -186,12 +185,10 @@ static __device__ __forceinline__ void prof_add(warp_ctx *c, int what, long long
     if (c->p->collect_stats && c->lane == 0) c->sm->profile[what] += (unsigned long long)(clock64() - start);
 }
 
-static __device__ __forceinline__ void prof_count_n(warp_ctx *c, int what, uint32_t n)
+static __device__ __forceinline__ void prof_count(warp_ctx *c, int what)
 {
-    if (c->p->collect_stats && c->lane == 0) c->sm->profile[what] += n;
+    if (c->p->collect_stats && c->lane == 0) c->sm->profile[what]++;
 }
-
-static __device__ __forceinline__ void prof_count(warp_ctx *c, int what) { prof_count_n(c, what, 1); }
 
 #ifdef KDA_TIMELINE
 static __device__ __forceinline__ unsigned long long global_ns(void)

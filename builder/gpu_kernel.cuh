@@ -42,18 +42,12 @@
 #include "gpu_big_node.cuh"
 #include "gpu_build_types.cuh"
 #include "gpu_node_work.cuh"
-#include "gpu_small_nodes.cuh"
 #include "gpu_tasks.cuh"
 
 /* ---- nodes done by one warp ---- */
 
 /* Splits node t (or makes it a leaf); its children land on the stack. */
-#ifdef KDA_NODE_NOINLINE
-#define NODE_INLINE __noinline__
-#else
-#define NODE_INLINE
-#endif
-static __device__ NODE_INLINE void warp_node(warp_ctx *c, const task *t)
+static __device__ void warp_node(warp_ctx *c, const task *t)
 {
     const build_params *p = c->p;
     if (t->n > BIG_NODE && warp_start_big(c, t)) return;
@@ -200,10 +194,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
                 atomicAdd(&p->state->hungry.v, 1u);
                 TIMELINE_ADD(&c, TL_BUSY, -1);
             }
-#ifndef KDA_IDLE_MAX_NS
-#define KDA_IDLE_MAX_NS 512u
-#endif
-            __nanosleep(idle < 4 ? 32u << idle : KDA_IDLE_MAX_NS);
+            __nanosleep(idle < 4 ? 32u << idle : 512u);
             idle++;
             continue;
         }
@@ -244,19 +235,13 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
                     break;
                 }
             }
+            task next = local_pop(&c);
+            __syncwarp();
             long long t0 = prof_start(&c);
-            uint32_t group, k = small_nodes_on_top(&c, &group);
-            if (k) {
-                warp_small_nodes(&c, group, k);
-            } else {
-                k = 1;
-                task next = local_pop(&c);
-                __syncwarp();
-                warp_node(&c, &next);
-            }
+            warp_node(&c, &next);
             prof_add(&c, PROF_NODE, t0);
-            prof_count_n(&c, PROF_NODES, k);
-            TIMELINE_ADD(&c, TL_NODES, (int)k);
+            prof_count(&c, PROF_NODES);
+            TIMELINE_ADD(&c, TL_NODES, 1);
             maybe_donate(&c);
         }
         idle_since = prof_start(&c);
