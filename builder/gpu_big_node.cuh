@@ -36,7 +36,7 @@ static __device__ int warp_start_big(warp_ctx *c, const task *t)
     uint32_t *bins = &s->bins[0][0][0];
 #pragma unroll 1
     for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32) bins[i] = 0;
-    uint32_t n_chunks = (t->n + CHUNK - 1) / CHUNK;
+    uint32_t n_chunks = (t->n + p->chunk - 1) / p->chunk;
     if (c->lane == 0) {
         s->t = *t;
         s->n_chunks = n_chunks;
@@ -182,7 +182,7 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     float extent[3], scale[3], inv_area;
     box_setup(&t, extent, &inv_area);
     bin_scales(extent, scale);
-    uint32_t begin = chunk * CHUNK, end = min(t.n, begin + CHUNK);
+    uint32_t begin = chunk * p->chunk, end = min(t.n, begin + p->chunk);
     clear_bins(c->sm, c->lane);
     bin_range(c, t.refs, begin, end, t.lo, extent, scale);
     uint32_t *mine = &c->sm->bins[0][0][0], *shared = &s->bins[0][0][0];
@@ -232,7 +232,7 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
     uint32_t *right = (uint32_t *)__ldcg((const unsigned long long *)&s->right);
     float lo = pick3(t.lo, (int)axis), extent = pick3(t.hi, (int)axis) - lo;
     float scale = __fdiv_rn((float)GPU_BINS, extent);
-    uint32_t begin = chunk * CHUNK, end = min(t.n, begin + CHUNK);
+    uint32_t begin = chunk * p->chunk, end = min(t.n, begin + p->chunk);
     uint32_t lanes_below = (1u << c->lane) - 1;
 
     /* Count this chunk's sides (kept, two bits a step, for the writes;

@@ -367,6 +367,8 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     p.refs_out = b->refs_out;
     p.refs_capacity = b->refs_capacity;
     p.n_triangles = n;
+    p.chunk = CHUNK_MIN;
+    while (p.chunk < CHUNK_MAX && (uint64_t)p.chunk * CHUNK_SHARE < n) p.chunk *= 2;
     p.max_depth = (uint32_t)kdtree_max_depth(n);
     p.collect_stats = collect_stats;
     return p;

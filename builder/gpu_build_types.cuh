@@ -15,17 +15,23 @@
 #ifndef BIG_NODE /* (-D) */
 #define BIG_NODE 1024    /* nodes with more references are split by many warps */
 #endif
-#ifndef CHUNK /* (-D) */
-#define CHUNK 256        /* references per chunk of a big node (at most 512: 2 bits per lane and step) */
+/* References per chunk of a big node: the scene's N / CHUNK_SHARE rounded
+ * up to a power of two, within [CHUNK_MIN, CHUNK_MAX], so that the top of
+ * the tree splits into chunks enough to keep many warps busy but not so
+ * many that their merges into the node's bins contend (H200, docs/RESULTS.md:
+ * 128 is best for Sponza and Sibenik, 256 for Conference, 512 for 10M
+ * triangles).  At most 512: a SCATTER chunk keeps two bits of sides per
+ * lane and step in one word. */
+#define CHUNK_MIN 128
+#define CHUNK_MAX 512
+#ifndef CHUNK_SHARE /* (-D) */
+#define CHUNK_SHARE 2048
 #endif
 #define OUT_BATCH 1024   /* leaf references a warp reserves at once */
 #ifndef LOCAL_TASKS /* (-D) */
 #define LOCAL_TASKS 16   /* a warp's own stack of node tasks (a power of two) */
 #endif
 #define BLOCK_TASKS 16   /* tasks the warps of a block hand to each other */
-#if CHUNK > 512
-#error "CHUNK: a SCATTER chunk keeps two bits of sides per lane and step in one word"
-#endif
 #ifndef GLOBAL_CHECK /* (-D) */
 #define GLOBAL_CHECK 16  /* nodes between a busy warp's looks at global counters */
 #endif
@@ -135,6 +141,7 @@ typedef struct build_params {
     uint32_t *refs_out;
     uint32_t refs_capacity;
     uint32_t n_triangles;
+    uint32_t chunk;          /* references per chunk of a big node (CHUNK_MIN .. CHUNK_MAX) */
     uint32_t max_depth;
     int collect_stats;
 } build_params;

@@ -8,7 +8,7 @@
  *     children on its own stack in shared memory, depth first; or
  *   - a chunk of a big node (more than BIG_NODE references): the node lives
  *     in a slot; its BIN phase and its SCATTER phase are each cut into
- *     CHUNK-reference chunks that any warps take, and the warp that finishes
+ *     chunks of p->chunk references that any warps take, and the warp that finishes
  *     the last chunk of a phase moves the node on (SAH and child allocation
  *     after BIN; freeing the parent and taking the children after SCATTER).
  * Sharing.  While more warps are idle (state.hungry) than entries are
