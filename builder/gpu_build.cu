@@ -515,8 +515,8 @@ fail:
 }
 
 #ifdef KDA_TIMELINE
-/* The warm-up build's timeline, on stderr: per bucket the warps with work,
- * and the nodes and chunks finished. */
+/* The warm-up build's timeline, on stderr: per bucket the warps with work
+ * at its end, and the nodes and chunks finished in it. */
 static void timeline_print(const build_state *st)
 {
     int last = 0, busy = 0;

@@ -183,7 +183,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
 #endif
     if (c.lane < PROF_COUNT) c.sm->profile[c.lane] = 0;
     __syncwarp();
-    uint32_t idle = 0, first_work = 1;
+    uint32_t idle = 0, worked = 0; /* worked: the warp has had work (the timeline) */
     long long idle_since = prof_start(&c);
     for (;;) {
         int found = warp_find_work(&c);
@@ -192,7 +192,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
             if (idle == 0 && c.lane == 0) {
                 atomicAdd(&block.idle, 1);
                 atomicAdd(&p->state->hungry.v, 1u);
-                TIMELINE_ADD(&c, TL_BUSY, -1);
+                if (worked) TIMELINE_ADD(&c, TL_BUSY, -1);
             }
             __nanosleep(idle < 4 ? 32u << idle : 512u);
             idle++;
@@ -202,8 +202,8 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
             atomicSub(&block.idle, 1);
             atomicSub(&p->state->hungry.v, 1u);
         }
-        if (idle || first_work) TIMELINE_ADD(&c, TL_BUSY, 1);
-        first_work = 0;
+        if (idle || !worked) TIMELINE_ADD(&c, TL_BUSY, 1);
+        worked = 1;
         idle = 0;
         prof_add(&c, PROF_IDLE, idle_since);
         prof_count(&c, PROF_POPS);
