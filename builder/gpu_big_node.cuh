@@ -11,6 +11,9 @@
 
 /* ---- big nodes ---- */
 
+#define BIN_WORDS (2 * 3 * GPU_BINS)
+#define BIN_VECS_PER_LANE (BIN_WORDS / 4 / 32) /* uint4 of a node's bins per lane */
+
 /* Moves a node into a free slot and pushes its BIN chunks; 0 when no slot
  * is free (the node is then split by one warp).  A parking build spills
  * the node instead (1: it is taken care of). */
@@ -33,9 +36,9 @@ static __device__ int warp_start_big(warp_ctx *c, const task *t)
     id = broadcast(id);
     if (id == NO_SLOT) return 0;
     big_slot *s = &p->slots[id];
-    uint32_t *bins = &s->bins[0][0][0];
-#pragma unroll 1
-    for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32) bins[i] = 0;
+    uint4 *bins = (uint4 *)&s->bins[0][0][0];
+#pragma unroll
+    for (int j = 0; j < BIN_VECS_PER_LANE; j++) bins[c->lane + 32 * j] = make_uint4(0, 0, 0, 0);
     uint32_t n_chunks = (t->n + p->chunk - 1) / p->chunk;
     if (c->lane == 0) {
         s->t = *t;
@@ -61,7 +64,7 @@ static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
 {
     uint32_t *b = &sm->bins[0][0][0];
 #pragma unroll 1
-    for (uint32_t i = lane; i < 2 * 3 * GPU_BINS; i += 32) b[i] = 0;
+    for (uint32_t i = lane; i < BIN_WORDS; i += 32) b[i] = 0;
     __syncwarp();
 }
 
@@ -187,11 +190,14 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     bin_range(c, t.refs, begin, end, t.lo, extent, scale);
     uint32_t *mine = &c->sm->bins[0][0][0], *shared = &s->bins[0][0][0];
 #pragma unroll 1
-    for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32)
+    for (uint32_t i = c->lane; i < BIN_WORDS; i += 32)
         if (mine[i]) atomicAdd(&shared[i], mine[i]);
     if (!warp_finished_last_chunk(c, s, n_chunks)) return;
-#pragma unroll 1
-    for (uint32_t i = c->lane; i < 2 * 3 * GPU_BINS; i += 32) mine[i] = __ldcg(&shared[i]);
+    /* The merged bins, every load of a lane in flight at once: this read
+     * is on the critical path of every big-node level. */
+#pragma unroll
+    for (int j = 0; j < BIN_VECS_PER_LANE; j++)
+        ((uint4 *)mine)[c->lane + 32 * j] = __ldcg(&((const uint4 *)shared)[c->lane + 32 * j]);
     __syncwarp();
     split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, inv_area);
     if (!may_split(p, &t, inv_area) || d.axis < 0 || !(d.cost < kdtree_leaf_cost(t.n))) {

@@ -13,7 +13,9 @@
 #include "gpu_build.h"
 #include "gpu_kernel.cuh"
 
+#ifndef SLOTS /* (-D) */
 #define SLOTS 1024u     /* big nodes in flight at once (a power of two) */
+#endif
 #define MAX_ATTEMPTS 8  /* builds rerun after growing an array */
 
 /* ------------------------------------------------------------------------

@@ -65,13 +65,13 @@ typedef struct __align__(16) task {
 
 typedef struct big_slot {
     task t;                     /* the node */
+    uint32_t bins[2][3][GPU_BINS]; /* counts of tri_lo / tri_hi bins per axis (16-byte aligned: read as uint4) */
     uint32_t n_chunks, done;    /* chunks in a phase, chunks finished */
     uint32_t axis, k;           /* the split chosen after BIN */
     float split;
     uint32_t n_left, n_right;
     uint32_t left_cursor, right_cursor;
     uint32_t *left, *right;
-    uint32_t bins[2][3][GPU_BINS]; /* counts of tri_lo / tri_hi bins per axis */
 } big_slot;
 
 /* A counter alone in its 128-byte line: the hot ones are hit by atomics
@@ -246,6 +246,18 @@ static __device__ __forceinline__ void load_box(const build_params *p, uint32_t 
     float4 l = __ldg(&p->box_lo[tri]), h = __ldg(&p->box_hi[tri]);
     lo[0] = l.x, lo[1] = l.y, lo[2] = l.z;
     hi[0] = h.x, hi[1] = h.y, hi[2] = h.z;
+}
+
+/* The same for one axis of the box (a scatter needs only the split's). */
+static __device__ __forceinline__ void load_box_axis(const build_params *p, uint32_t tri, int axis, float *lo,
+                                                     float *hi)
+{
+    if (tri >= p->n_triangles) {
+        set_error(p, BUILD_CORRUPT);
+        tri = 0;
+    }
+    *lo = __ldg((const float *)&p->box_lo[tri] + axis);
+    *hi = __ldg((const float *)&p->box_hi[tri] + axis);
 }
 
 #endif

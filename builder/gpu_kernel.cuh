@@ -60,12 +60,11 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
     for (int s = 0; s < 2; s++)
         for (int a = 0; a < 3; a++) box[s].lo[a] = box[s].hi[a] = 0.0f;
     if (may_split(p, t, inv_area)) {
-        if (t->n <= EXACT_MAX) {
+        if (t->n <= EXACT_MAX) { /* both references' loads in flight, then both boxes' */
             for (int s = 0; s < 2; s++)
-                if (c->lane + 32u * (uint32_t)s < t->n) {
-                    tri[s] = __ldcg(&t->refs[c->lane + 32u * (uint32_t)s]);
-                    load_box(p, tri[s], box[s].lo, box[s].hi);
-                }
+                if (c->lane + 32u * (uint32_t)s < t->n) tri[s] = __ldcg(&t->refs[c->lane + 32u * (uint32_t)s]);
+            for (int s = 0; s < 2; s++)
+                if (c->lane + 32u * (uint32_t)s < t->n) load_box(p, tri[s], box[s].lo, box[s].hi);
             d = exact_split(t->n, box, t->lo, t->hi, inv_area);
         } else {
             bin_scales(extent, scale);
@@ -82,21 +81,42 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
     if (warp_alloc_children(c, t, d.n_left, d.n_right, &left, &right)) return;
     uint32_t pair = c->lane == 0 ? lane0_reserve_pair(c) : 0;
 
+    /* The scatter.  Exact: the boxes are in registers (picked with
+     * selects: an indexed register array would live in local memory).
+     * Binned: a pipeline of loads, on the split's axis alone: while a
+     * step is classified and written, the next step's box and the
+     * reference of the step after it are on their way, so neither of the
+     * two dependent round trips (reference, then box) is waited for in
+     * the loop (measured on an H100: Dragon 2%, 10M triangles 5% faster). */
     uint32_t lanes_below = (1u << c->lane) - 1, at_l = 0, at_r = 0;
-    float lo = t->lo[d.axis];
+    float lo = pick3(t->lo, d.axis), ext = pick3(extent, d.axis), sc = pick3(scale, d.axis);
+    uint32_t ref_next = 0, ahead = 0;
+    float nlo = 0.0f, nhi = 0.0f;
+    if (!d.exact) {
+        if (c->lane < t->n) {
+            ref_next = __ldcg(&t->refs[c->lane]);
+            load_box_axis(p, ref_next, d.axis, &nlo, &nhi);
+        }
+        if (c->lane + 32 < t->n) ahead = __ldcg(&t->refs[c->lane + 32]);
+    }
     for (uint32_t base = 0; base < t->n; base += 32) {
         uint32_t i = base + c->lane, sides = 0, ref = 0;
-        if (i < t->n) {
-            if (d.exact) {
-                int s = base ? 1 : 0;
-                ref = tri[s];
-                sides = exact_sides(&d, box[s].lo[d.axis], box[s].hi[d.axis]);
-            } else {
-                float tlo[3], thi[3];
-                ref = __ldcg(&t->refs[i]);
-                load_box(p, ref, tlo, thi);
-                sides = binned_sides(d.k, tlo[d.axis], thi[d.axis], lo, extent[d.axis], scale[d.axis]);
+        if (d.exact) {
+            if (i < t->n) {
+                ref = base ? tri[1] : tri[0];
+                float blo = base ? pick3(box[1].lo, d.axis) : pick3(box[0].lo, d.axis);
+                float bhi = base ? pick3(box[1].hi, d.axis) : pick3(box[0].hi, d.axis);
+                sides = exact_sides(&d, blo, bhi);
             }
+        } else {
+            float tlo = nlo, thi = nhi;
+            ref = ref_next;
+            if (i + 32 < t->n) {
+                ref_next = ahead;
+                load_box_axis(p, ahead, d.axis, &nlo, &nhi);
+            }
+            if (i + 64 < t->n) ahead = __ldcg(&t->refs[i + 64]);
+            if (i < t->n) sides = binned_sides(d.k, tlo, thi, lo, ext, sc);
         }
         uint32_t goes_l = __ballot_sync(FULL_MASK, sides & 1u), goes_r = __ballot_sync(FULL_MASK, sides & 2u);
         if (at_l + __popc(goes_l) > d.n_left || at_r + __popc(goes_r) > d.n_right) {

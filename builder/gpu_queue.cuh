@@ -18,7 +18,7 @@
  * hand out entries many times faster; `head` may then run ahead of `tail`.
  * It reads the entry and releases the cell.  Stores of the entry are
  * ordered before the sequence number by st.release, and loads after it by
- * ld.acquire.
+ * ld.acquire (a warp's bulk push: by fences, ring_wait_free_bulk).
  *
  * Once the build has failed, a position may stay unpublished or untaken for
  * good (a reservation refused for overflow still moved `tail`; a seeker
@@ -50,6 +50,11 @@ static __device__ __forceinline__ uint32_t ld_relaxed_u32(const uint32_t *p)
     uint32_t v;
     asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
+}
+
+static __device__ __forceinline__ void st_relaxed_u32(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
 typedef struct ring {
@@ -86,6 +91,38 @@ static __device__ __forceinline__ int ring_wait_free(const ring *r, uint32_t pos
 static __device__ __forceinline__ void ring_publish(const ring *r, uint32_t pos)
 {
     st_release_u32(&r->seq[pos & (r->capacity - 1)], pos + 1);
+}
+
+/* A warp produces positions pos .. pos + count - 1 at once (a bulk
+ * reservation): each lane takes every 32nd.  A cell is almost always free
+ * long since, so the lanes read all their cells' sequence numbers with
+ * their loads in flight together, and wait cell by cell only when one is
+ * not; a fence then orders those reads before the entries' writes (the
+ * acquire half).  One fence and one store per cell make the entries
+ * visible (ring_publish_bulk).  Per cell, ring_wait_free and ring_publish
+ * would cost two round trips for every 32 entries.  0, or -1 (every lane)
+ * when *stop became non-zero first. */
+static __device__ __forceinline__ int ring_wait_free_bulk(const ring *r, uint32_t pos, uint32_t count, uint32_t lane,
+                                                         const uint32_t *stop)
+{
+    uint32_t late = 0, failed = 0;
+#pragma unroll 4
+    for (uint32_t i = lane; i < count; i += 32) /* volatile: relaxed loads the compiler may issue together */
+        late |= *(volatile const uint32_t *)&r->seq[(pos + i) & (r->capacity - 1)] ^ (pos + i);
+    if (__any_sync(0xffffffffu, late != 0))
+#pragma unroll 1
+        for (uint32_t i = lane; i < count && !failed; i += 32) failed = ring_wait_free(r, pos + i, stop) != 0;
+    if (__any_sync(0xffffffffu, failed)) return -1;
+    __threadfence();
+    return 0;
+}
+
+/* Makes entries pos .. pos + count - 1, written by the warp, visible. */
+static __device__ __forceinline__ void ring_publish_bulk(const ring *r, uint32_t pos, uint32_t count, uint32_t lane)
+{
+    __threadfence();
+#pragma unroll 1
+    for (uint32_t i = lane; i < count; i += 32) st_relaxed_u32(&r->seq[(pos + i) & (r->capacity - 1)], pos + i + 1);
 }
 
 /* Claims the entry at the head; returns its position, or UINT32_MAX when
