@@ -1,4 +1,4 @@
-/* gpu_big_node.cuh - nodes of more than BIG_NODE references, split by many
+/* gpu_big_node.cuh - nodes of more than p->big_node references, split by many
  * warps (included by gpu_kernel.cuh): a node's slot, its BIN and SCATTER
  * phases cut into chunks, and the warp that finishes a phase's last chunk
  * moving the node on. */
@@ -154,7 +154,7 @@ static __device__ void warp_take_children(warp_ctx *c, const task *t, const spli
         task ch = child_task(t, d->axis, d->pos, s, s ? right : left, s ? d->n_right : d->n_left, first + (uint32_t)s);
         if (ch.n == 0) {
             if (c->lane == 0) c->p->nodes[ch.node] = kdtree_make_leaf(0, 0);
-        } else if (ch.n <= BIG_NODE || !warp_start_big(c, &ch)) {
+        } else if (ch.n <= c->p->big_node || !warp_start_big(c, &ch)) {
             if (ch.n >= SHARE_MIN && broadcast(c->lane == 0 && lane0_queue_hungry(c))) warp_publish(c, &ch);
             else local_push(c, &ch);
         }

@@ -371,6 +371,7 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     p.n_triangles = n;
     p.chunk = CHUNK_MIN;
     while (p.chunk < CHUNK_MAX && (uint64_t)p.chunk * CHUNK_SHARE < n) p.chunk *= 2;
+    p.big_node = BIG_CHUNKS * p.chunk > BIG_NODE_MIN ? BIG_CHUNKS * p.chunk : BIG_NODE_MIN;
     p.max_depth = (uint32_t)kdtree_max_depth(n);
     p.collect_stats = collect_stats;
     return p;

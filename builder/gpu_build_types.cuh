@@ -12,9 +12,6 @@
 /* The tuning constants marked (-D) may be overridden at compile time for
  * experiments; the defaults were measured best on an H200 (docs/RESULTS.md). */
 #define WARPS_PER_BLOCK 8
-#ifndef BIG_NODE /* (-D) */
-#define BIG_NODE 1024    /* nodes with more references are split by many warps */
-#endif
 /* References per chunk of a big node: the scene's N / CHUNK_SHARE rounded
  * up to a power of two, within [CHUNK_MIN, CHUNK_MAX], so that the top of
  * the tree splits into chunks enough to keep many warps busy but not so
@@ -27,6 +24,17 @@
 #ifndef CHUNK_SHARE /* (-D) */
 #define CHUNK_SHARE 2048
 #endif
+/* A node of more than build_params.big_node references is split by many
+ * warps: BIG_CHUNKS chunks' worth, at least BIG_NODE_MIN, so 1024 for
+ * chunks of 128 or 256 and 2048 for chunks of 512.  A big node costs a
+ * slot, two phases and their hand-overs whatever its size, and a large
+ * scene has many just above the threshold: with 1024 and chunks of 512,
+ * claiming slots alone took 15% of all warp cycles of the 10M-triangle
+ * build (H100, docs/RESULTS.md), and 2048 builds it 40% faster. */
+#ifndef BIG_NODE_MIN /* (-D) */
+#define BIG_NODE_MIN 1024
+#endif
+#define BIG_CHUNKS 4
 #define OUT_BATCH 1024   /* leaf references a warp reserves at once */
 #ifndef LOCAL_TASKS /* (-D) */
 #define LOCAL_TASKS 16   /* a warp's own stack of node tasks (a power of two) */
@@ -143,6 +151,7 @@ typedef struct build_params {
     uint32_t refs_capacity;
     uint32_t n_triangles;
     uint32_t chunk;          /* references per chunk of a big node (CHUNK_MIN .. CHUNK_MAX) */
+    uint32_t big_node;       /* nodes with more references are big: split by many warps */
     uint32_t max_depth;
     int collect_stats;
 } build_params;

@@ -6,7 +6,7 @@
  *   - a node task: one warp does the node (SAH; lane 0 allocates the two
  *     child arrays; scatter; lane 0 frees the parent's array) and keeps the
  *     children on its own stack in shared memory, depth first; or
- *   - a chunk of a big node (more than BIG_NODE references): the node lives
+ *   - a chunk of a big node (more than p->big_node references): the node lives
  *     in a slot; its BIN phase and its SCATTER phase are each cut into
  *     chunks of p->chunk references that any warps take, and the warp that finishes
  *     the last chunk of a phase moves the node on (SAH and child allocation
@@ -50,7 +50,7 @@
 static __device__ void warp_node(warp_ctx *c, const task *t)
 {
     const build_params *p = c->p;
-    if (t->n > BIG_NODE && warp_start_big(c, t)) return;
+    if (t->n > p->big_node && warp_start_big(c, t)) return;
     float extent[3], scale[3] = {0.0f, 0.0f, 0.0f}, inv_area;
     box_setup(t, extent, &inv_area);
     split_decision d = no_split(0);
