@@ -157,7 +157,10 @@ typedef struct build_params {
 } build_params;
 
 typedef struct warp_smem {
-    uint32_t bins[2][3][GPU_BINS];
+    union { /* a node is split either by bins or exactly */
+        uint32_t bins[2][3][GPU_BINS];
+        exact_boxes exact;
+    };
     task popped;
     task stack[LOCAL_TASKS]; /* a ring: tasks bottom .. bottom + count - 1 */
     unsigned long long profile[PROF_COUNT]; /* when collecting statistics */

@@ -65,7 +65,8 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
                 if (c->lane + 32u * (uint32_t)s < t->n) tri[s] = __ldcg(&t->refs[c->lane + 32u * (uint32_t)s]);
             for (int s = 0; s < 2; s++)
                 if (c->lane + 32u * (uint32_t)s < t->n) load_box(p, tri[s], box[s].lo, box[s].hi);
-            d = exact_split(t->n, box, t->lo, t->hi, inv_area);
+            exact_boxes_store(&c->sm->exact, t->n, box);
+            d = exact_split(t->n, box, &c->sm->exact, t->lo, t->hi, inv_area);
         } else {
             bin_scales(extent, scale);
             clear_bins(c->sm, c->lane);

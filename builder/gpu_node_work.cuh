@@ -25,9 +25,9 @@ static __device__ void lane0_count_array(warp_ctx *c, uint32_t count)
 {
     if (count == 0) return;
     uint64_t bytes = (uint64_t)count * sizeof(uint32_t);
-    atomicAdd(&c->sm->alloc_stats[0], 1ull);
-    atomicAdd(&c->sm->alloc_stats[1], (unsigned long long)bytes);
-    atomicAdd(&c->sm->alloc_stats[2], (unsigned long long)(bytes * bytes));
+    c->sm->alloc_stats[0] += 1; /* lane 0 alone touches its warp's statistics: no atomics */
+    c->sm->alloc_stats[1] += bytes;
+    c->sm->alloc_stats[2] += bytes * bytes;
     if (c->p->collect_stats) {
         unsigned long long live = atomicAdd(&c->p->state->live_bytes, bytes) + bytes;
         atomicMax(&c->p->state->peak_bytes, live);

@@ -210,62 +210,90 @@ typedef struct lane_box {
     float lo[3], hi[3];
 } lane_box;
 
-/* Counts, for this lane's candidate plane `cand` on one axis, the
- * references of one register slot (lanes 0 .. count-1 hold them): nl of
- * those with tri_lo < cand, nr with tri_hi > cand, np (with_planar only)
- * of those lying in the plane itself.  A planar reference at cand adds to
- * neither nl nor nr, as the comparisons are strict. */
-static __device__ __forceinline__ void count_sides(float cand, float mylo, float myhi, uint32_t count,
-                                                   int with_planar, uint32_t *nl, uint32_t *nr, uint32_t *np)
+/* The references' boxes of a node split exactly, per axis, in the warp's
+ * shared memory: (lo, hi) of reference j at [axis][j], padded to an even
+ * count with a reference that counts on no side (lo = +inf, hi = -inf), so
+ * that a lane reads two references with one 16-byte load. */
+typedef struct __align__(16) exact_boxes {
+    float2 r[3][EXACT_MAX];
+} exact_boxes;
+
+/* Writes the boxes lane l holds (reference l in box[0], l + 32 in box[1])
+ * into ex, padded; the warp's lanes must all call it. */
+static __device__ __forceinline__ void exact_boxes_store(exact_boxes *ex, uint32_t n, const lane_box box[2])
 {
-    if (with_planar) {
-        for (uint32_t j = 0; j < count; j++) {
-            float jl = __shfl_sync(FULL_MASK, mylo, (int)j), jh = __shfl_sync(FULL_MASK, myhi, (int)j);
-            *nl += jl < cand;
-            *nr += jh > cand;
-            *np += jl == jh && jl == cand;
-        }
-    } else {
-#pragma unroll 4
-        for (uint32_t j = 0; j < count; j++) {
-            float jl = __shfl_sync(FULL_MASK, mylo, (int)j), jh = __shfl_sync(FULL_MASK, myhi, (int)j);
-            *nl += jl < cand;
-            *nr += jh > cand;
+    uint32_t lane = threadIdx.x & 31u;
+    for (uint32_t s = 0; s < 2; s++) {
+        uint32_t j = lane + 32u * s;
+        if (j < n) {
+            for (int a = 0; a < 3; a++) ex->r[a][j] = make_float2(box[s].lo[a], box[s].hi[a]);
+        } else if (j == n && (n & 1u)) {
+            for (int a = 0; a < 3; a++) ex->r[a][j] = make_float2(INFINITY, -INFINITY);
         }
     }
+    __syncwarp();
+}
+
+/* Counts, for this lane's candidate plane `cand` on one axis, the node's
+ * references e[0 .. n-1] (n even, padded): nl of those with tri_lo < cand,
+ * nr with tri_hi > cand, np (with_planar only) of those lying in the plane
+ * itself.  A planar reference at cand adds to neither nl nor nr, as the
+ * comparisons are strict.  Every lane reads the same two references at a
+ * time (a broadcast from shared memory). */
+static __device__ __forceinline__ void count_sides(float cand, const float2 *e, uint32_t n, int with_planar,
+                                                   uint32_t *nl, uint32_t *nr, uint32_t *np)
+{
+    const float4 *pairs = (const float4 *)e;
+    uint32_t l = 0, r = 0, q = 0;
+    if (with_planar) {
+        for (uint32_t j = 0; j < n / 2; j++) {
+            float4 v = pairs[j];
+            l += (v.x < cand) + (v.z < cand);
+            r += (v.y > cand) + (v.w > cand);
+            q += (v.x == v.y && v.x == cand) + (v.z == v.w && v.z == cand);
+        }
+    } else {
+#pragma unroll 2
+        for (uint32_t j = 0; j < n / 2; j++) {
+            float4 v = pairs[j];
+            l += (v.x < cand) + (v.z < cand);
+            r += (v.y > cand) + (v.w > cand);
+        }
+    }
+    *nl = l;
+    *nr = r;
+    *np = q;
 }
 
 /* Exact SAH over the box coordinates of n <= 64 references: lane l holds
- * reference l in box[0] and reference l + 32 in box[1] (when they exist).
- * The 2n candidate planes of an axis are dealt out one per lane and pass
- * (candidate i < n: the low side of reference i; else the high side of
- * reference i - n), so a node of at most 16 references takes one pass of
- * n steps, not four candidates per lane. */
-static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], const float lo[3], const float hi[3],
-                                             float inv_area)
+ * reference l in box[0] and reference l + 32 in box[1] (when they exist),
+ * and ex holds them all (exact_boxes_store).  The 2n candidate planes of an
+ * axis are dealt out one per lane and pass (candidate i < n: the low side of
+ * reference i; else the high side of reference i - n), so a node of at most
+ * 16 references takes one pass of n steps, not four candidates per lane;
+ * a step reads two references from shared memory, where shuffles from the
+ * lanes holding them cost two instructions and a dependent wait each. */
+static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], const exact_boxes *ex,
+                                             const float lo[3], const float hi[3], float inv_area)
 {
     uint32_t lane = threadIdx.x & 31u;
     split_decision best = no_split(1);
     uint64_t best_key = UINT64_MAX;
-    uint32_t n0 = min(n, 32u), n1 = n > 32u ? n - 32u : 0u; /* references in slot 0 and slot 1 */
+    uint32_t n0 = min(n, 32u), n1 = n > 32u ? n - 32u : 0u, padded = (n + 1u) & ~1u;
 #pragma unroll 1
     for (int a = 0; a < 3; a++) {
         float alo = pick3(lo, a), ahi = pick3(hi, a);
         if (!(ahi > alo)) continue;
         float lo0 = pick3(box[0].lo, a), hi0 = pick3(box[0].hi, a), lo1 = pick3(box[1].lo, a), hi1 = pick3(box[1].hi, a);
         int planar = __any_sync(FULL_MASK, (lane < n0 && lo0 == hi0) || (lane < n1 && lo1 == hi1));
+        const float2 *e = ex->r[a];
 #pragma unroll 1
         for (uint32_t base = 0; base < 2 * n; base += 32) {
-            uint32_t i = base + lane, r = i < n ? i : i - n, src = r & 31u;
-            float l0 = __shfl_sync(FULL_MASK, lo0, (int)src), h0 = __shfl_sync(FULL_MASK, hi0, (int)src);
-            float cand = i < n ? l0 : h0;
-            if (n1) {
-                float l1 = __shfl_sync(FULL_MASK, lo1, (int)src), h1 = __shfl_sync(FULL_MASK, hi1, (int)src);
-                if (r >= 32u) cand = i < n ? l1 : h1;
-            }
-            uint32_t nl = 0, nr = 0, np = 0;
-            count_sides(cand, lo0, hi0, n0, planar, &nl, &nr, &np);
-            if (n1) count_sides(cand, lo1, hi1, n1, planar, &nl, &nr, &np);
+            uint32_t i = base + lane, r = i < n ? i : i - n;
+            float2 mine = e[r < n ? r : 0];
+            float cand = i < n ? mine.x : mine.y;
+            uint32_t nl, nr, np;
+            count_sides(cand, e, padded, planar, &nl, &nr, &np);
             if (i < 2 * n && cand > alo && cand < ahi)
                 cost_candidate(a, cand, nl, nr, np, lo, hi, alo, ahi, inv_area, &best, &best_key);
         }
