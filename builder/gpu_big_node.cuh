@@ -201,7 +201,7 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     __syncwarp();
     split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, inv_area);
     if (!may_split(p, &t, inv_area) || d.axis < 0 || !(d.cost < kdtree_leaf_cost(t.n))) {
-        warp_make_leaf(c, &t);
+        warp_make_leaf(c, &t, 0, 0, 0);
         if (c->lane == 0) lane0_release_slot(c, id);
         return;
     }

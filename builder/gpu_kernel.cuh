@@ -59,10 +59,12 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
     lane_box box[2];
     for (int s = 0; s < 2; s++)
         for (int a = 0; a < 3; a++) box[s].lo[a] = box[s].hi[a] = 0.0f;
+    int exact = t->n <= EXACT_MAX;
+    if (exact) /* both references' loads in flight (a leaf copies them from here) */
+        for (int s = 0; s < 2; s++)
+            if (c->lane + 32u * (uint32_t)s < t->n) tri[s] = __ldcg(&t->refs[c->lane + 32u * (uint32_t)s]);
     if (may_split(p, t, inv_area)) {
-        if (t->n <= EXACT_MAX) { /* both references' loads in flight, then both boxes' */
-            for (int s = 0; s < 2; s++)
-                if (c->lane + 32u * (uint32_t)s < t->n) tri[s] = __ldcg(&t->refs[c->lane + 32u * (uint32_t)s]);
+        if (exact) { /* then both boxes' */
             for (int s = 0; s < 2; s++)
                 if (c->lane + 32u * (uint32_t)s < t->n) load_box(p, tri[s], box[s].lo, box[s].hi);
             exact_boxes_store(&c->sm->exact, t->n, box);
@@ -75,7 +77,7 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
         }
     }
     if (d.axis < 0 || !(d.cost < kdtree_leaf_cost(t->n))) {
-        warp_make_leaf(c, t);
+        warp_make_leaf(c, t, exact, tri[0], tri[1]);
         return;
     }
     uint32_t *left, *right;

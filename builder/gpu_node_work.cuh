@@ -153,8 +153,10 @@ static __device__ uint32_t warp_node_pair(warp_ctx *c, uint32_t reserved)
 }
 
 /* Copies the node's references to the output, writes the leaf and frees
- * the node's array. */
-static __device__ void warp_make_leaf(warp_ctx *c, const task *t)
+ * the node's array.  held: the lanes hold the references already (a node
+ * of at most EXACT_MAX: lane l has reference l in held0, l + 32 in held1),
+ * so they are not read again. */
+static __device__ void warp_make_leaf(warp_ctx *c, const task *t, int held, uint32_t held0, uint32_t held1)
 {
     uint32_t first = 0, ok = 1;
     if (c->lane == 0 && t->n) {
@@ -175,7 +177,12 @@ static __device__ void warp_make_leaf(warp_ctx *c, const task *t)
     }
     if (!broadcast(ok)) return;
     first = broadcast(first);
-    for (uint32_t i = c->lane; i < t->n; i += 32) c->p->refs_out[first + i] = __ldcg(&t->refs[i]);
+    if (held) {
+        if (c->lane < t->n) c->p->refs_out[first + c->lane] = held0;
+        if (c->lane + 32 < t->n) c->p->refs_out[first + c->lane + 32] = held1;
+    } else {
+        for (uint32_t i = c->lane; i < t->n; i += 32) c->p->refs_out[first + i] = __ldcg(&t->refs[i]);
+    }
     __syncwarp(); /* every lane has read the array before it is freed */
     if (c->lane == 0) {
         c->p->nodes[t->node] = kdtree_make_leaf(first, t->n);
