@@ -10,7 +10,8 @@
 #include "gpu_sah.cuh"
 
 /* The tuning constants marked (-D) may be overridden at compile time for
- * experiments; the defaults were measured best on an H200 (docs/RESULTS.md). */
+ * experiments; the defaults were measured best on an H200 or an H100, as
+ * docs/RESULTS.md says for each. */
 #define WARPS_PER_BLOCK 8
 /* References per chunk of a big node: the scene's N / CHUNK_SHARE rounded
  * up to a power of two, within [CHUNK_MIN, CHUNK_MAX], so that the top of
