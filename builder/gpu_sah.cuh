@@ -213,9 +213,14 @@ typedef struct lane_box {
 /* The references' boxes of a node split exactly, per axis, in the warp's
  * shared memory: (lo, hi) of reference j at [axis][j], padded to an even
  * count with a reference that counts on no side (lo = +inf, hi = -inf), so
- * that a lane reads two references with one 16-byte load. */
+ * that a lane reads two references with one 16-byte load.  An axis's row
+ * is two entries longer than it needs (EXACT_ROW): the lanes of one step
+ * read the same entry of up to three rows, and rows 528 bytes apart put
+ * those three 16-byte reads in different banks (512 apart, in the same
+ * banks, they would take three rounds). */
+#define EXACT_ROW (EXACT_MAX + 2)
 typedef struct __align__(16) exact_boxes {
-    float2 r[3][EXACT_MAX];
+    float2 r[3][EXACT_ROW];
 } exact_boxes;
 
 /* Writes the boxes lane l holds (reference l in box[0], l + 32 in box[1])
@@ -267,12 +272,13 @@ static __device__ __forceinline__ void count_sides(float cand, const float2 *e, 
 
 /* Exact SAH over the box coordinates of n <= 64 references: lane l holds
  * reference l in box[0] and reference l + 32 in box[1] (when they exist),
- * and ex holds them all (exact_boxes_store).  The 2n candidate planes of an
- * axis are dealt out one per lane and pass (candidate i < n: the low side of
- * reference i; else the high side of reference i - n), so a node of at most
- * 16 references takes one pass of n steps, not four candidates per lane;
- * a step reads two references from shared memory, where shuffles from the
- * lanes holding them cost two instructions and a dependent wait each. */
+ * and ex holds them all (exact_boxes_store).  The node's 6n candidate
+ * planes (per axis: the low sides of its references, then the high sides)
+ * are dealt out one per lane and pass over all three axes at once, so a
+ * node of at most 5 references takes one pass, not one per axis; a lane
+ * counts its candidate against every reference of its axis, two per step
+ * (one 16-byte read from shared memory, where shuffles from the lanes
+ * holding them cost two instructions and a dependent wait each). */
 static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], const exact_boxes *ex,
                                              const float lo[3], const float hi[3], float inv_area)
 {
@@ -280,23 +286,23 @@ static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], 
     split_decision best = no_split(1);
     uint64_t best_key = UINT64_MAX;
     uint32_t n0 = min(n, 32u), n1 = n > 32u ? n - 32u : 0u, padded = (n + 1u) & ~1u;
+    int flat0 = box[0].lo[0] == box[0].hi[0] || box[0].lo[1] == box[0].hi[1] || box[0].lo[2] == box[0].hi[2];
+    int flat1 = box[1].lo[0] == box[1].hi[0] || box[1].lo[1] == box[1].hi[1] || box[1].lo[2] == box[1].hi[2];
+    /* References lying in a plane need the third count; on an axis with
+     * none it stays 0. */
+    int planar = __any_sync(FULL_MASK, (lane < n0 && flat0) || (lane < n1 && flat1));
 #pragma unroll 1
-    for (int a = 0; a < 3; a++) {
-        float alo = pick3(lo, a), ahi = pick3(hi, a);
-        if (!(ahi > alo)) continue;
-        float lo0 = pick3(box[0].lo, a), hi0 = pick3(box[0].hi, a), lo1 = pick3(box[1].lo, a), hi1 = pick3(box[1].hi, a);
-        int planar = __any_sync(FULL_MASK, (lane < n0 && lo0 == hi0) || (lane < n1 && lo1 == hi1));
+    for (uint32_t base = 0; base < 6 * n; base += 32) {
+        uint32_t i = base + lane;
+        int a = i >= 4 * n ? 2 : i >= 2 * n ? 1 : 0;
+        uint32_t j = i - 2 * n * (uint32_t)a, r = j < n ? j : j - n;
         const float2 *e = ex->r[a];
-#pragma unroll 1
-        for (uint32_t base = 0; base < 2 * n; base += 32) {
-            uint32_t i = base + lane, r = i < n ? i : i - n;
-            float2 mine = e[r < n ? r : 0];
-            float cand = i < n ? mine.x : mine.y;
-            uint32_t nl, nr, np;
-            count_sides(cand, e, padded, planar, &nl, &nr, &np);
-            if (i < 2 * n && cand > alo && cand < ahi)
-                cost_candidate(a, cand, nl, nr, np, lo, hi, alo, ahi, inv_area, &best, &best_key);
-        }
+        float2 mine = e[r < n ? r : 0];
+        float cand = j < n ? mine.x : mine.y, alo = pick3(lo, a), ahi = pick3(hi, a);
+        uint32_t nl, nr, np;
+        count_sides(cand, e, padded, planar, &nl, &nr, &np);
+        if (i < 6 * n && cand > alo && cand < ahi)
+            cost_candidate(a, cand, nl, nr, np, lo, hi, alo, ahi, inv_area, &best, &best_key);
     }
     return warp_best(best, best_key);
 }
