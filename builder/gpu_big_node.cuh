@@ -62,9 +62,9 @@ static __device__ void lane0_release_slot(warp_ctx *c, uint32_t id)
 
 static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
 {
-    uint32_t *b = &sm->bins[0][0][0];
-#pragma unroll 1
-    for (uint32_t i = lane; i < BIN_WORDS; i += 32) b[i] = 0;
+    uint4 *b = (uint4 *)&sm->bins[0][0][0];
+#pragma unroll
+    for (int j = 0; j < BIN_VECS_PER_LANE; j++) b[lane + 32 * j] = make_uint4(0, 0, 0, 0);
     __syncwarp();
 }
 
@@ -188,10 +188,17 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     uint32_t begin = chunk * p->chunk, end = min(t.n, begin + p->chunk);
     clear_bins(c->sm, c->lane);
     bin_range(c, t.refs, begin, end, t.lo, extent, scale);
+    /* Merged into the slot's bins, only the bins this chunk touched: lane
+     * l takes words l, l + 32, ..., so that each atomic instruction of the
+     * warp covers one 128-byte line (four words a lane, each lane's own
+     * line, made the 10M-triangle build 4% slower), and the shared-memory
+     * reads of six steps are issued together. */
     uint32_t *mine = &c->sm->bins[0][0][0], *shared = &s->bins[0][0][0];
-#pragma unroll 1
-    for (uint32_t i = c->lane; i < BIN_WORDS; i += 32)
-        if (mine[i]) atomicAdd(&shared[i], mine[i]);
+#pragma unroll 6
+    for (uint32_t j = 0; j < BIN_WORDS / 32; j++) {
+        uint32_t i = c->lane + 32 * j, v = mine[i];
+        if (v) atomicAdd(&shared[i], v);
+    }
     if (!warp_finished_last_chunk(c, s, n_chunks)) return;
     /* The merged bins, every load of a lane in flight at once: this read
      * is on the critical path of every big-node level. */
