@@ -178,6 +178,7 @@ static __device__ int warp_finished_last_chunk(warp_ctx *c, big_slot *s, uint32_
 /* BIN chunk of a big node; the last one chooses the split. */
 static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
 {
+    PROBE_START;
     const build_params *p = c->p;
     big_slot *s = &p->slots[id];
     task t = load_task(&s->t); /* written before the chunks were published */
@@ -186,8 +187,11 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     box_setup(&t, extent, &inv_area);
     bin_scales(extent, scale);
     uint32_t begin = chunk * p->chunk, end = min(t.n, begin + p->chunk);
+    PROBE_MARK(c, PROBE_BIN_SETUP);
     clear_bins(c->sm, c->lane);
+    PROBE_MARK(c, PROBE_BIN_CLEAR);
     bin_range(c, t.refs, begin, end, t.lo, extent, scale);
+    PROBE_MARK(c, PROBE_BIN_BINNING);
     /* Merged into the slot's bins, only the bins this chunk touched: lane
      * l takes words l, l + 32, ..., so that each atomic instruction of the
      * warp covers one 128-byte line (four words a lane, each lane's own
@@ -199,7 +203,11 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         uint32_t i = c->lane + 32 * j, v = mine[i];
         if (v) atomicAdd(&shared[i], v);
     }
-    if (!warp_finished_last_chunk(c, s, n_chunks)) return;
+    PROBE_MARK(c, PROBE_BIN_MERGE);
+    PROBE_COUNT(c, PROBE_BIN_CHUNKS);
+    int last = warp_finished_last_chunk(c, s, n_chunks);
+    PROBE_MARK(c, PROBE_BIN_HANDOVER);
+    if (!last) return;
     /* The merged bins, every load of a lane in flight at once: this read
      * is on the critical path of every big-node level. */
 #pragma unroll
@@ -231,11 +239,13 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     __threadfence();
     __syncwarp();
     warp_push_chunks(c, id, PHASE_SCATTER, n_chunks);
+    PROBE_MARK(c, PROBE_BIN_SPLIT);
 }
 
 /* SCATTER chunk of a big node; the last one finishes the node. */
 static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
 {
+    PROBE_START;
     const build_params *p = c->p;
     big_slot *s = &p->slots[id];
     task t = load_task(&s->t);
@@ -253,6 +263,7 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
      * once, then write. */
     uint32_t nl = 0, nr = 0, kept = 0, step = 0;
     float tlo[3], thi[3], nlo[3], nhi[3];
+    PROBE_MARK(c, PROBE_SCATTER_SETUP);
     if (begin + c->lane < end) load_box(p, __ldcg(&t.refs[begin + c->lane]), nlo, nhi);
 #pragma unroll 1
     for (uint32_t i = begin + c->lane; i < end; i += 32, step++) {
@@ -270,6 +281,7 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
         nl += __shfl_xor_sync(FULL_MASK, nl, off);
         nr += __shfl_xor_sync(FULL_MASK, nr, off);
     }
+    PROBE_MARK(c, PROBE_SCATTER_CLASSIFY);
     uint32_t at_l = 0, at_r = 0, n_left = __ldcg(&s->n_left), n_right = __ldcg(&s->n_right);
     if (c->lane == 0) {
         at_l = atomicAdd(&s->left_cursor, nl);
@@ -279,6 +291,7 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
     at_l = broadcast(at_l);
     at_r = broadcast(at_r);
     if (at_l + nl > n_left || at_r + nr > n_right) return; /* never write past the arrays */
+    PROBE_MARK(c, PROBE_SCATTER_RESERVE);
     step = 0;
 #pragma unroll 1
     for (uint32_t base = begin; base < end; base += 32, step++) {
@@ -293,7 +306,11 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
         at_l += __popc(goes_l);
         at_r += __popc(goes_r);
     }
-    if (!warp_finished_last_chunk(c, s, n_chunks)) return;
+    PROBE_MARK(c, PROBE_SCATTER_WRITE);
+    PROBE_COUNT(c, PROBE_SCATTER_CHUNKS);
+    int last = warp_finished_last_chunk(c, s, n_chunks);
+    PROBE_MARK(c, PROBE_SCATTER_HANDOVER);
+    if (!last) return;
     split_decision d;
     d.axis = (int)axis;
     d.pos = __ldcg(&s->split);
@@ -307,6 +324,7 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
         lane0_release_slot(c, id);
     }
     warp_take_children(c, &t, &d, left, right, pair);
+    PROBE_MARK(c, PROBE_SCATTER_CHILDREN);
 }
 
 #endif

@@ -535,6 +535,30 @@ static void timeline_print(const build_state *st)
 }
 #endif
 
+#ifdef KDA_PROBE
+/* The warm-up build's cycles in the parts of big nodes' chunks, per chunk
+ * (lane 0's clock64; the last chunk's work per big node), on stderr. */
+static void probe_print(const build_state *st)
+{
+    const unsigned long long *q = st->probe;
+    double bins = q[PROBE_BIN_CHUNKS] ? (double)q[PROBE_BIN_CHUNKS] : 1.0;
+    double scatters = q[PROBE_SCATTER_CHUNKS] ? (double)q[PROBE_SCATTER_CHUNKS] : 1.0;
+    fprintf(stderr,
+            "probe: %llu BIN chunks, cycles each: set-up %.0f, zeroing the bins %.0f, binning %.0f, merging %.0f, "
+            "hand-over %.0f; the split after the last, in all: %.3g\n",
+            q[PROBE_BIN_CHUNKS], q[PROBE_BIN_SETUP] / bins, q[PROBE_BIN_CLEAR] / bins, q[PROBE_BIN_BINNING] / bins,
+            q[PROBE_BIN_MERGE] / bins, q[PROBE_BIN_HANDOVER] / bins, (double)q[PROBE_BIN_SPLIT]);
+    fprintf(stderr,
+            "probe: %llu SCATTER chunks, cycles each: set-up %.0f, classifying %.0f, reserving %.0f, writing %.0f, "
+            "hand-over %.0f; taking the children after the last, in all: %.3g\n",
+            q[PROBE_SCATTER_CHUNKS], q[PROBE_SCATTER_SETUP] / scatters, q[PROBE_SCATTER_CLASSIFY] / scatters,
+            q[PROBE_SCATTER_RESERVE] / scatters, q[PROBE_SCATTER_WRITE] / scatters, q[PROBE_SCATTER_HANDOVER] / scatters,
+            (double)q[PROBE_SCATTER_CHILDREN]);
+    fprintf(stderr, "probe: a chunk entry waited %.2f us on average from its push to its pop (%llu entries)\n",
+            q[PROBE_QUEUED] ? q[PROBE_QUEUE_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0, q[PROBE_QUEUED]);
+}
+#endif
+
 /* The message for a build that stopped with an error other than a full
  * array (those are grown and the build rerun). */
 static void describe_failure(const build_state *st, const gpu_build_options *opt, uint64_t pool_bytes, char *err,
@@ -676,6 +700,9 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     }
 #ifdef KDA_TIMELINE
     timeline_print(&st);
+#endif
+#ifdef KDA_PROBE
+    probe_print(&st);
 #endif
     stats->peak_pool_bytes = st.peak_bytes;
     stats->cycles_idle = (double)st.profile[PROF_IDLE];

@@ -113,6 +113,18 @@ enum {
 enum { TL_BUSY, TL_NODES, TL_CHUNKS, TL_SERIES };
 #endif
 
+#ifdef KDA_PROBE
+/* -DKDA_PROBE: the warm-up build adds up lane 0's cycles (clock64) in each
+ * part of big nodes' chunks, and how long chunk entries waited in the
+ * queue (%globaltimer, stamped into the entry at its push); kdalloc build
+ * prints them per chunk (gpu_build.cu, probe_print). */
+enum {
+    PROBE_BIN_SETUP, PROBE_BIN_CLEAR, PROBE_BIN_BINNING, PROBE_BIN_MERGE, PROBE_BIN_HANDOVER, PROBE_BIN_SPLIT,
+    PROBE_SCATTER_SETUP, PROBE_SCATTER_CLASSIFY, PROBE_SCATTER_RESERVE, PROBE_SCATTER_WRITE, PROBE_SCATTER_HANDOVER,
+    PROBE_SCATTER_CHILDREN, PROBE_BIN_CHUNKS, PROBE_SCATTER_CHUNKS, PROBE_QUEUE_NS, PROBE_QUEUED, PROBE_PARTS
+};
+#endif
+
 /* Counters of one build, zeroed before it. */
 typedef struct build_state {
     line_u32 pending;  /* entries pushed and not finished */
@@ -127,6 +139,9 @@ typedef struct build_state {
     unsigned long long live_bytes, peak_bytes;
     unsigned long long profile[PROF_COUNT];
     uint32_t *root_refs;
+#ifdef KDA_PROBE
+    unsigned long long probe[PROBE_PARTS];
+#endif
 #ifdef KDA_TIMELINE
     unsigned long long t0; /* %globaltimer when the first warp started */
     int timeline[TIMELINE_BUCKETS][TL_SERIES];
@@ -211,13 +226,16 @@ static __device__ __forceinline__ void prof_count(warp_ctx *c, int what)
     if (c->p->collect_stats && c->lane == 0) c->sm->profile[what]++;
 }
 
-#ifdef KDA_TIMELINE
+#if defined(KDA_TIMELINE) || defined(KDA_PROBE)
 static __device__ __forceinline__ unsigned long long global_ns(void)
 {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
+#endif
+
+#ifdef KDA_TIMELINE
 
 /* Lane 0 adds v to a series of the timeline, in the bucket of now. */
 static __device__ __forceinline__ void timeline_add(const warp_ctx *c, int series, int v)
@@ -229,6 +247,27 @@ static __device__ __forceinline__ void timeline_add(const warp_ctx *c, int serie
 #define TIMELINE_ADD(c, series, v) timeline_add(c, series, v)
 #else
 #define TIMELINE_ADD(c, series, v) ((void)0)
+#endif
+
+#ifdef KDA_PROBE
+/* Lane 0 adds the cycles since *since to part `what`, and restarts *since. */
+static __device__ __forceinline__ void probe_mark(const warp_ctx *c, int what, long long *since)
+{
+    long long now = clock64();
+    if (c->p->collect_stats && c->lane == 0) atomicAdd(&c->p->state->probe[what], (unsigned long long)(now - *since));
+    *since = now;
+}
+static __device__ __forceinline__ void probe_count(const warp_ctx *c, int what)
+{
+    if (c->p->collect_stats && c->lane == 0) atomicAdd(&c->p->state->probe[what], 1ull);
+}
+#define PROBE_START long long probe_since = clock64()
+#define PROBE_MARK(c, what) probe_mark(c, what, &probe_since)
+#define PROBE_COUNT(c, what) probe_count(c, what)
+#else
+#define PROBE_START ((void)0)
+#define PROBE_MARK(c, what) ((void)0)
+#define PROBE_COUNT(c, what) ((void)0)
 #endif
 
 static __device__ __forceinline__ void set_error(const build_params *p, uint32_t code)

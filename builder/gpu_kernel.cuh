@@ -232,6 +232,13 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
         prof_count(&c, PROF_POPS);
         task t = c.sm->popped;
         __syncwarp();
+#ifdef KDA_PROBE
+        if (t.slot != NO_SLOT && c.lane == 0 && p->collect_stats) {
+            unsigned long long pushed = __float_as_uint(t.lo[0]) | (unsigned long long)__float_as_uint(t.lo[1]) << 32;
+            atomicAdd(&p->state->probe[PROBE_QUEUE_NS], global_ns() - pushed);
+            atomicAdd(&p->state->probe[PROBE_QUEUED], 1ull);
+        }
+#endif
         if (t.slot != NO_SLOT) {
             long long t0 = prof_start(&c);
             if (t.depth == PHASE_BIN) big_bin_chunk(&c, t.slot, t.n);

@@ -82,6 +82,11 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
         for (uint32_t i = lane; i < batch; i += 32) {
             task e;
             e.lo[0] = e.lo[1] = e.lo[2] = e.hi[0] = e.hi[1] = e.hi[2] = 0.0f;
+#ifdef KDA_PROBE /* when it was pushed, in the box a chunk entry does not use */
+            unsigned long long pushed = global_ns();
+            e.lo[0] = __uint_as_float((uint32_t)pushed);
+            e.lo[1] = __uint_as_float((uint32_t)(pushed >> 32));
+#endif
             e.refs = NULL;
             e.n = first + i;
             e.node = 0;
