@@ -68,24 +68,30 @@ static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
     __syncwarp();
 }
 
-/* Bins references [begin, end) of a node into the warp's shared bins.  The
- * next reference's box is loaded while the current one is binned (the
- * loop is not unrolled: the kernel's code must stay small, see
- * docs/builder.md), so the loads of big nodes' chunks, on the build's
- * critical path, overlap the binning. */
+/* Zeroes the warp's shared bins and bins references [begin, end) of a
+ * node into them.  The loads are pipelined (the loop is not unrolled: the
+ * kernel's code must stay small, see docs/builder.md): while a step is
+ * binned, the next step's box and the reference of the step after it are
+ * on their way, so neither of the two dependent round trips (reference,
+ * then box) is waited for in the loop; the first ones are issued before
+ * the bins are zeroed.  The loads of big nodes' chunks are on the build's
+ * critical path. */
 static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t begin, uint32_t end, const float lo[3],
                                  const float extent[3], const float scale[3])
 {
     float tlo[3], thi[3], nlo[3], nhi[3];
-    uint32_t i = begin + c->lane;
+    uint32_t i = begin + c->lane, ahead = 0;
     if (i < end) load_box(c->p, __ldcg(&refs[i]), nlo, nhi);
+    if (i + 32 < end) ahead = __ldcg(&refs[i + 32]);
+    clear_bins(c->sm, c->lane);
 #pragma unroll 1
     for (; i < end; i += 32) {
         for (int a = 0; a < 3; a++) {
             tlo[a] = nlo[a];
             thi[a] = nhi[a];
         }
-        if (i + 32 < end) load_box(c->p, __ldcg(&refs[i + 32]), nlo, nhi);
+        if (i + 32 < end) load_box(c->p, ahead, nlo, nhi);
+        if (i + 64 < end) ahead = __ldcg(&refs[i + 64]);
 #pragma unroll 1
         for (int a = 0; a < 3; a++) {
             float alo = pick3(lo, a), ext = pick3(extent, a), sc = pick3(scale, a);
@@ -188,8 +194,6 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     bin_scales(extent, scale);
     uint32_t begin = chunk * p->chunk, end = min(t.n, begin + p->chunk);
     PROBE_MARK(c, PROBE_BIN_SETUP);
-    clear_bins(c->sm, c->lane);
-    PROBE_MARK(c, PROBE_BIN_CLEAR);
     bin_range(c, t.refs, begin, end, t.lo, extent, scale);
     PROBE_MARK(c, PROBE_BIN_BINNING);
     /* Merged into the slot's bins, only the bins this chunk touched: lane
@@ -258,21 +262,30 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
     uint32_t begin = chunk * p->chunk, end = min(t.n, begin + p->chunk);
     uint32_t lanes_below = (1u << c->lane) - 1;
 
-    /* Count this chunk's sides (kept, two bits a step, for the writes;
-     * the next box loads while this one is classified), reserve room
-     * once, then write. */
-    uint32_t nl = 0, nr = 0, kept = 0, step = 0;
-    float tlo[3], thi[3], nlo[3], nhi[3];
+    /* Count this chunk's sides (kept, two bits a step, for the writes),
+     * with the loads pipelined as in bin_range and on the split's axis
+     * alone; the references are kept in the warp's shared memory (each
+     * lane reads back only what it wrote), so the writes need not load
+     * them again.  Then reserve room once, and write. */
+    uint32_t nl = 0, nr = 0, kept = 0, step = 0, ref_next = 0, ahead = 0;
+    float nlo = 0.0f, nhi = 0.0f;
+    uint32_t *staged = c->sm->staged;
     PROBE_MARK(c, PROBE_SCATTER_SETUP);
-    if (begin + c->lane < end) load_box(p, __ldcg(&t.refs[begin + c->lane]), nlo, nhi);
+    if (begin + c->lane < end) {
+        ref_next = __ldcg(&t.refs[begin + c->lane]);
+        load_box_axis(p, ref_next, (int)axis, &nlo, &nhi);
+    }
+    if (begin + c->lane + 32 < end) ahead = __ldcg(&t.refs[begin + c->lane + 32]);
 #pragma unroll 1
     for (uint32_t i = begin + c->lane; i < end; i += 32, step++) {
-        for (int a = 0; a < 3; a++) {
-            tlo[a] = nlo[a];
-            thi[a] = nhi[a];
+        float tlo = nlo, thi = nhi;
+        staged[i - begin] = ref_next;
+        if (i + 32 < end) {
+            ref_next = ahead;
+            load_box_axis(p, ahead, (int)axis, &nlo, &nhi);
         }
-        if (i + 32 < end) load_box(p, __ldcg(&t.refs[i + 32]), nlo, nhi);
-        uint32_t sides = binned_sides(k, pick3(tlo, (int)axis), pick3(thi, (int)axis), lo, extent, scale);
+        if (i + 64 < end) ahead = __ldcg(&t.refs[i + 64]);
+        uint32_t sides = binned_sides(k, tlo, thi, lo, extent, scale);
         kept |= sides << (2 * step);
         nl += sides & 1u;
         nr += sides >> 1;
@@ -297,7 +310,7 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
     for (uint32_t base = begin; base < end; base += 32, step++) {
         uint32_t i = base + c->lane, tri = 0, sides = 0;
         if (i < end) {
-            tri = __ldcg(&t.refs[i]);
+            tri = staged[i - begin];
             sides = kept >> (2 * step) & 3u;
         }
         uint32_t goes_l = __ballot_sync(FULL_MASK, sides & 1u), goes_r = __ballot_sync(FULL_MASK, sides & 2u);

@@ -537,16 +537,18 @@ static void timeline_print(const build_state *st)
 
 #ifdef KDA_PROBE
 /* The warm-up build's cycles in the parts of big nodes' chunks, per chunk
- * (lane 0's clock64; the last chunk's work per big node), on stderr. */
+ * (lane 0's clock64; the last chunk's work per big node), the single-warp
+ * nodes' donations, and the exact split's candidates and cycles by the
+ * node's size, on stderr. */
 static void probe_print(const build_state *st)
 {
     const unsigned long long *q = st->probe;
     double bins = q[PROBE_BIN_CHUNKS] ? (double)q[PROBE_BIN_CHUNKS] : 1.0;
     double scatters = q[PROBE_SCATTER_CHUNKS] ? (double)q[PROBE_SCATTER_CHUNKS] : 1.0;
     fprintf(stderr,
-            "probe: %llu BIN chunks, cycles each: set-up %.0f, zeroing the bins %.0f, binning %.0f, merging %.0f, "
+            "probe: %llu BIN chunks, cycles each: set-up %.0f, zeroing the bins and binning %.0f, merging %.0f, "
             "hand-over %.0f; the split after the last, in all: %.3g\n",
-            q[PROBE_BIN_CHUNKS], q[PROBE_BIN_SETUP] / bins, q[PROBE_BIN_CLEAR] / bins, q[PROBE_BIN_BINNING] / bins,
+            q[PROBE_BIN_CHUNKS], q[PROBE_BIN_SETUP] / bins, q[PROBE_BIN_BINNING] / bins,
             q[PROBE_BIN_MERGE] / bins, q[PROBE_BIN_HANDOVER] / bins, (double)q[PROBE_BIN_SPLIT]);
     fprintf(stderr,
             "probe: %llu SCATTER chunks, cycles each: set-up %.0f, classifying %.0f, reserving %.0f, writing %.0f, "
@@ -556,6 +558,15 @@ static void probe_print(const build_state *st)
             (double)q[PROBE_SCATTER_CHILDREN]);
     fprintf(stderr, "probe: a chunk entry waited %.2f us on average from its push to its pop (%llu entries)\n",
             q[PROBE_QUEUED] ? q[PROBE_QUEUE_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0, q[PROBE_QUEUED]);
+    fprintf(stderr, "probe: %llu nodes done by one warp; %llu tasks given to the block's idle warps, %llu to the queue\n",
+            q[PROBE_NODES], q[PROBE_DONATES_BLOCK], q[PROBE_DONATES_GLOBAL]);
+    fprintf(stderr, "probe: exact splits: %llu candidate planes, %llu inside their node's box; passes of 32: %llu, "
+            "%llu for those inside\n", q[PROBE_CANDIDATES], q[PROBE_CANDIDATES_INSIDE], q[PROBE_PASSES],
+            q[PROBE_PASSES_INSIDE]);
+    static const int up_to[4] = {8, 16, 32, 64};
+    for (int i = 0; i < 4; i++)
+        fprintf(stderr, "probe: exact splits of at most %d references: %llu, %.0f cycles each\n", up_to[i],
+                q[PROBE_EXACTS_8 + i], q[PROBE_EXACTS_8 + i] ? q[PROBE_EXACT_8 + i] / (double)q[PROBE_EXACTS_8 + i] : 0.0);
 }
 #endif
 

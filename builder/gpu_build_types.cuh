@@ -20,7 +20,9 @@
  * 128 is best for Sponza and Sibenik, 256 for Conference, 512 for 10M
  * triangles).  At most 512: a SCATTER chunk keeps two bits of sides per
  * lane and step in one word. */
+#ifndef CHUNK_MIN /* (-D) */
 #define CHUNK_MIN 128
+#endif
 #define CHUNK_MAX 512
 #ifndef CHUNK_SHARE /* (-D) */
 #define CHUNK_SHARE 2048
@@ -46,6 +48,9 @@
 #endif
 #ifndef SHARE_MIN /* (-D) */
 #define SHARE_MIN 64u   /* a child this large goes to the global queue at once while warps are hungry */
+#endif
+#ifndef IDLE_SLEEP_STEPS /* (-D) */
+#define IDLE_SLEEP_STEPS 4 /* an idle warp sleeps 32, 64, ... ns between looks, at most 32 << this */
 #endif
 #define NO_SLOT 0xffffffffu
 #define NO_TICKET 0xffffffffu
@@ -116,12 +121,18 @@ enum { TL_BUSY, TL_NODES, TL_CHUNKS, TL_SERIES };
 #ifdef KDA_PROBE
 /* -DKDA_PROBE: the warm-up build adds up lane 0's cycles (clock64) in each
  * part of big nodes' chunks, and how long chunk entries waited in the
- * queue (%globaltimer, stamped into the entry at its push); kdalloc build
- * prints them per chunk (gpu_build.cu, probe_print). */
+ * queue (%globaltimer, stamped into the entry at its push); for nodes done
+ * by one warp, the tasks they gave away and the exact split's cycles and
+ * candidates.  kdalloc build prints them (gpu_build.cu, probe_print). */
 enum {
-    PROBE_BIN_SETUP, PROBE_BIN_CLEAR, PROBE_BIN_BINNING, PROBE_BIN_MERGE, PROBE_BIN_HANDOVER, PROBE_BIN_SPLIT,
+    PROBE_BIN_SETUP, PROBE_BIN_BINNING, PROBE_BIN_MERGE, PROBE_BIN_HANDOVER, PROBE_BIN_SPLIT,
     PROBE_SCATTER_SETUP, PROBE_SCATTER_CLASSIFY, PROBE_SCATTER_RESERVE, PROBE_SCATTER_WRITE, PROBE_SCATTER_HANDOVER,
-    PROBE_SCATTER_CHILDREN, PROBE_BIN_CHUNKS, PROBE_SCATTER_CHUNKS, PROBE_QUEUE_NS, PROBE_QUEUED, PROBE_PARTS
+    PROBE_SCATTER_CHILDREN, PROBE_BIN_CHUNKS, PROBE_SCATTER_CHUNKS, PROBE_QUEUE_NS, PROBE_QUEUED,
+    /* nodes done by one warp, the exact split's cycles and count by size, its candidates, donations */
+    PROBE_NODES, PROBE_EXACT_8, PROBE_EXACT_16, PROBE_EXACT_32, PROBE_EXACT_64,
+    PROBE_EXACTS_8, PROBE_EXACTS_16, PROBE_EXACTS_32, PROBE_EXACTS_64,
+    PROBE_CANDIDATES, PROBE_CANDIDATES_INSIDE, PROBE_PASSES, PROBE_PASSES_INSIDE,
+    PROBE_DONATES_BLOCK, PROBE_DONATES_GLOBAL, PROBE_PARTS
 };
 #endif
 
@@ -173,9 +184,10 @@ typedef struct build_params {
 } build_params;
 
 typedef struct warp_smem {
-    union { /* a node is split either by bins or exactly */
+    union { /* a node is split either by bins or exactly; a SCATTER chunk keeps its references */
         uint32_t bins[2][3][GPU_BINS];
         exact_boxes exact;
+        uint32_t staged[CHUNK_MAX];
     };
     task popped;
     task stack[LOCAL_TASKS]; /* a ring: tasks bottom .. bottom + count - 1 */
@@ -264,7 +276,15 @@ static __device__ __forceinline__ void probe_count(const warp_ctx *c, int what)
 #define PROBE_START long long probe_since = clock64()
 #define PROBE_MARK(c, what) probe_mark(c, what, &probe_since)
 #define PROBE_COUNT(c, what) probe_count(c, what)
+/* The exact split's cycles and count, by the node's size (at most 8, 16, 32, 64). */
+#define PROBE_EXACT(c, n)                                                                                  \
+    do {                                                                                                   \
+        int size_class_ = (n) <= 8 ? 0 : (n) <= 16 ? 1 : (n) <= 32 ? 2 : 3;                               \
+        PROBE_MARK(c, PROBE_EXACT_8 + size_class_);                                                        \
+        PROBE_COUNT(c, PROBE_EXACTS_8 + size_class_);                                                      \
+    } while (0)
 #else
+#define PROBE_EXACT(c, n) ((void)0)
 #define PROBE_START ((void)0)
 #define PROBE_MARK(c, what) ((void)0)
 #define PROBE_COUNT(c, what) ((void)0)

@@ -46,11 +46,35 @@
 
 /* ---- nodes done by one warp ---- */
 
+#ifdef KDA_PROBE
+/* How many of an exact split's 6n candidate planes lie inside the node's
+ * box (only those are costed), and the passes of 32 that all of them and
+ * those inside would take. */
+static __device__ void probe_candidates(warp_ctx *c, const task *t, const lane_box box[2])
+{
+    uint32_t inside = 0;
+    for (uint32_t s = 0; s < 2; s++)
+        for (int a = 0; a < 3; a++) {
+            float lo = s ? box[1].lo[a] : box[0].lo[a], hi = s ? box[1].hi[a] : box[0].hi[a];
+            int here = c->lane + 32u * s < t->n;
+            inside += __popc(__ballot_sync(FULL_MASK, here && lo > t->lo[a] && lo < t->hi[a]));
+            inside += __popc(__ballot_sync(FULL_MASK, here && hi > t->lo[a] && hi < t->hi[a]));
+        }
+    if (c->lane == 0 && c->p->collect_stats) {
+        atomicAdd(&c->p->state->probe[PROBE_CANDIDATES], 6ull * t->n);
+        atomicAdd(&c->p->state->probe[PROBE_CANDIDATES_INSIDE], (unsigned long long)inside);
+        atomicAdd(&c->p->state->probe[PROBE_PASSES], (6ull * t->n + 31) / 32);
+        atomicAdd(&c->p->state->probe[PROBE_PASSES_INSIDE], (inside + 31ull) / 32);
+    }
+}
+#endif
+
 /* Splits node t (or makes it a leaf); its children land on the stack. */
 static __device__ void warp_node(warp_ctx *c, const task *t)
 {
     const build_params *p = c->p;
     if (t->n > p->big_node && warp_start_big(c, t)) return;
+    PROBE_COUNT(c, PROBE_NODES);
     float extent[3], scale[3] = {0.0f, 0.0f, 0.0f}, inv_area;
     box_setup(t, extent, &inv_area);
     split_decision d = no_split(0);
@@ -68,10 +92,14 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
             for (int s = 0; s < 2; s++)
                 if (c->lane + 32u * (uint32_t)s < t->n) load_box(p, tri[s], box[s].lo, box[s].hi);
             exact_boxes_store(&c->sm->exact, t->n, box);
+#ifdef KDA_PROBE
+            probe_candidates(c, t, box);
+#endif
+            PROBE_START;
             d = exact_split(t->n, box, &c->sm->exact, t->lo, t->hi, inv_area);
+            PROBE_EXACT(c, t->n);
         } else {
             bin_scales(extent, scale);
-            clear_bins(c->sm, c->lane);
             bin_range(c, t->refs, 0, t->n, t->lo, extent, scale);
             d = binned_split(c->sm->bins, t->n, t->lo, t->hi, inv_area);
         }
@@ -217,7 +245,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
                 atomicAdd(&p->state->hungry.v, 1u);
                 if (worked) TIMELINE_ADD(&c, TL_BUSY, -1);
             }
-            __nanosleep(idle < 4 ? 32u << idle : 512u);
+            __nanosleep(32u << (idle < IDLE_SLEEP_STEPS ? idle : IDLE_SLEEP_STEPS));
             idle++;
             continue;
         }

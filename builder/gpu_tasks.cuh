@@ -209,6 +209,7 @@ static __device__ void maybe_donate(warp_ctx *c)
     c->count--;
     if (where == 2) {
         warp_publish(c, &t);
+        PROBE_COUNT(c, PROBE_DONATES_GLOBAL);
         return;
     }
     __threadfence(); /* the task's array, before another warp reads it through L2 */
@@ -223,6 +224,7 @@ static __device__ void maybe_donate(warp_ctx *c)
         }
     }
     __syncwarp();
+    PROBE_COUNT(c, PROBE_DONATES_BLOCK);
 }
 
 #endif
