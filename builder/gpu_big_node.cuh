@@ -14,6 +14,14 @@
 #define BIN_WORDS (2 * 3 * GPU_BINS)
 #define BIN_VECS_PER_LANE (BIN_WORDS / 4 / 32) /* uint4 of a node's bins per lane */
 
+/* Zeroes a node's bins (a slot's or a warp's), 16 bytes a store. */
+static __device__ __forceinline__ void zero_bins(uint32_t *bins, uint32_t lane)
+{
+    uint4 *b = (uint4 *)bins;
+#pragma unroll
+    for (int j = 0; j < BIN_VECS_PER_LANE; j++) b[lane + 32 * j] = make_uint4(0, 0, 0, 0);
+}
+
 /* Moves a node into a free slot and pushes its BIN chunks; 0 when no slot
  * is free (the node is then split by one warp).  A parking build spills
  * the node instead (1: it is taken care of). */
@@ -36,9 +44,7 @@ static __device__ int warp_start_big(warp_ctx *c, const task *t)
     id = broadcast(id);
     if (id == NO_SLOT) return 0;
     big_slot *s = &p->slots[id];
-    uint4 *bins = (uint4 *)&s->bins[0][0][0];
-#pragma unroll
-    for (int j = 0; j < BIN_VECS_PER_LANE; j++) bins[c->lane + 32 * j] = make_uint4(0, 0, 0, 0);
+    zero_bins(&s->bins[0][0][0], c->lane);
     uint32_t n_chunks = (t->n + p->chunk - 1) / p->chunk;
     if (c->lane == 0) {
         s->t = *t;
@@ -62,9 +68,7 @@ static __device__ void lane0_release_slot(warp_ctx *c, uint32_t id)
 
 static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
 {
-    uint4 *b = (uint4 *)&sm->bins[0][0][0];
-#pragma unroll
-    for (int j = 0; j < BIN_VECS_PER_LANE; j++) b[lane + 32 * j] = make_uint4(0, 0, 0, 0);
+    zero_bins(&sm->bins[0][0][0], lane);
     __syncwarp();
 }
 
