@@ -12,7 +12,9 @@
 /* The tuning constants marked (-D) may be overridden at compile time for
  * experiments; the defaults were measured best on an H200 or an H100, as
  * docs/RESULTS.md says for each. */
+#ifndef WARPS_PER_BLOCK /* (-D) */
 #define WARPS_PER_BLOCK 8
+#endif
 /* References per chunk of a big node: the scene's N / CHUNK_SHARE rounded
  * up to a power of two, within [CHUNK_MIN, CHUNK_MAX], so that the top of
  * the tree splits into chunks enough to keep many warps busy but not so
