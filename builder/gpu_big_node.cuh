@@ -267,28 +267,18 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
     uint32_t lanes_below = (1u << c->lane) - 1;
 
     /* Count this chunk's sides (kept, two bits a step, for the writes),
-     * with the loads pipelined as in bin_range and on the split's axis
-     * alone; the references are kept in the warp's shared memory (each
+     * with the loads pipelined (axis_pipe); the references are kept in the warp's shared memory (each
      * lane reads back only what it wrote), so the writes need not load
      * them again.  Then reserve room once, and write. */
-    uint32_t nl = 0, nr = 0, kept = 0, step = 0, ref_next = 0, ahead = 0;
-    float nlo = 0.0f, nhi = 0.0f;
+    uint32_t nl = 0, nr = 0, kept = 0, step = 0;
     uint32_t *staged = c->sm->staged;
+    axis_pipe q;
     PROBE_MARK(c, PROBE_SCATTER_SETUP);
-    if (begin + c->lane < end) {
-        ref_next = __ldcg(&t.refs[begin + c->lane]);
-        load_box_axis(p, ref_next, (int)axis, &nlo, &nhi);
-    }
-    if (begin + c->lane + 32 < end) ahead = __ldcg(&t.refs[begin + c->lane + 32]);
+    axis_pipe_start(&q, p, t.refs, begin + c->lane, end, (int)axis);
 #pragma unroll 1
     for (uint32_t i = begin + c->lane; i < end; i += 32, step++) {
-        float tlo = nlo, thi = nhi;
-        staged[i - begin] = ref_next;
-        if (i + 32 < end) {
-            ref_next = ahead;
-            load_box_axis(p, ahead, (int)axis, &nlo, &nhi);
-        }
-        if (i + 64 < end) ahead = __ldcg(&t.refs[i + 64]);
+        float tlo, thi;
+        staged[i - begin] = axis_pipe_step(&q, p, t.refs, i, end, (int)axis, &tlo, &thi);
         uint32_t sides = binned_sides(k, tlo, thi, lo, extent, scale);
         kept |= sides << (2 * step);
         nl += sides & 1u;

@@ -334,4 +334,44 @@ static __device__ __forceinline__ void load_box_axis(const build_params *p, uint
     *hi = __ldg((const float *)&p->box_hi[tri] + axis);
 }
 
+
+/* A pipeline of loads over a node's references [.., end), one step of 32
+ * at a time, on one axis of their boxes (the scatters): while a step is
+ * classified, the next step's box and the reference of the step after it
+ * are on their way, so neither of the two dependent round trips
+ * (reference, then box) is waited for in the loop. */
+typedef struct axis_pipe {
+    uint32_t ref, ahead; /* the next step's reference; the one after it */
+    float lo, hi;        /* the next step's box on the axis */
+} axis_pipe;
+
+/* Starts the pipeline at this lane's reference i. */
+static __device__ __forceinline__ void axis_pipe_start(axis_pipe *q, const build_params *p, const uint32_t *refs,
+                                                       uint32_t i, uint32_t end, int axis)
+{
+    q->ref = q->ahead = 0;
+    q->lo = q->hi = 0.0f;
+    if (i < end) {
+        q->ref = __ldcg(&refs[i]);
+        load_box_axis(p, q->ref, axis, &q->lo, &q->hi);
+    }
+    if (i + 32 < end) q->ahead = __ldcg(&refs[i + 32]);
+}
+
+/* Reference i and its box (what the last step loaded), and the loads of
+ * the two steps after it issued. */
+static __device__ __forceinline__ uint32_t axis_pipe_step(axis_pipe *q, const build_params *p, const uint32_t *refs,
+                                                          uint32_t i, uint32_t end, int axis, float *lo, float *hi)
+{
+    uint32_t ref = q->ref;
+    *lo = q->lo;
+    *hi = q->hi;
+    if (i + 32 < end) {
+        q->ref = q->ahead;
+        load_box_axis(p, q->ahead, axis, &q->lo, &q->hi);
+    }
+    if (i + 64 < end) q->ahead = __ldcg(&refs[i + 64]);
+    return ref;
+}
+
 #endif

@@ -121,15 +121,8 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
      * the loop (measured on an H100: Dragon 2%, 10M triangles 5% faster). */
     uint32_t lanes_below = (1u << c->lane) - 1, at_l = 0, at_r = 0;
     float lo = pick3(t->lo, d.axis), ext = pick3(extent, d.axis), sc = pick3(scale, d.axis);
-    uint32_t ref_next = 0, ahead = 0;
-    float nlo = 0.0f, nhi = 0.0f;
-    if (!d.exact) {
-        if (c->lane < t->n) {
-            ref_next = __ldcg(&t->refs[c->lane]);
-            load_box_axis(p, ref_next, d.axis, &nlo, &nhi);
-        }
-        if (c->lane + 32 < t->n) ahead = __ldcg(&t->refs[c->lane + 32]);
-    }
+    axis_pipe q = {0, 0, 0.0f, 0.0f};
+    if (!d.exact) axis_pipe_start(&q, p, t->refs, c->lane, t->n, d.axis);
     for (uint32_t base = 0; base < t->n; base += 32) {
         uint32_t i = base + c->lane, sides = 0, ref = 0;
         if (d.exact) {
@@ -140,13 +133,8 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
                 sides = exact_sides(&d, blo, bhi);
             }
         } else {
-            float tlo = nlo, thi = nhi;
-            ref = ref_next;
-            if (i + 32 < t->n) {
-                ref_next = ahead;
-                load_box_axis(p, ahead, d.axis, &nlo, &nhi);
-            }
-            if (i + 64 < t->n) ahead = __ldcg(&t->refs[i + 64]);
+            float tlo, thi;
+            ref = axis_pipe_step(&q, p, t->refs, i, t->n, d.axis, &tlo, &thi);
             if (i < t->n) sides = binned_sides(d.k, tlo, thi, lo, ext, sc);
         }
         uint32_t goes_l = __ballot_sync(FULL_MASK, sides & 1u), goes_r = __ballot_sync(FULL_MASK, sides & 2u);
