@@ -22,9 +22,12 @@ static __device__ __forceinline__ void zero_bins(uint32_t *bins, uint32_t lane)
     for (int j = 0; j < BIN_VECS_PER_LANE; j++) b[lane + 32 * j] = make_uint4(0, 0, 0, 0);
 }
 
-/* Moves a node into a free slot and pushes its BIN chunks; 0 when no slot
- * is free (the node is then split by one warp).  A parking build spills
- * the node instead (1: it is taken care of). */
+/* Moves a node into a slot and pushes its BIN chunks; 0 when no slot is
+ * free (the node is then split by one warp).  A parking build spills the
+ * node instead (1: it is taken care of).  The slot is the warp's spare one
+ * if it holds one (a big parent's, whose chunks are all done): taking it
+ * saves the round trips of releasing it to the ring and claiming one from
+ * it, which lie on the critical path of every big-node level. */
 static __device__ int warp_start_big(warp_ctx *c, const task *t)
 {
     const build_params *p = c->p;
@@ -35,10 +38,15 @@ static __device__ int warp_start_big(warp_ctx *c, const task *t)
     }
     uint32_t id = NO_SLOT;
     if (c->lane == 0) {
-        uint32_t pos = ring_claim(&p->slot_ring);
-        if (pos != UINT32_MAX) {
-            id = __ldcg(&p->slot_ids[pos & (p->slot_ring.capacity - 1)]);
-            ring_release(&p->slot_ring, pos);
+        id = c->sm->spare_slot;
+        if (id != NO_SLOT) {
+            c->sm->spare_slot = NO_SLOT;
+        } else {
+            uint32_t pos = ring_claim(&p->slot_ring);
+            if (pos != UINT32_MAX) {
+                id = __ldcg(&p->slot_ids[pos & (p->slot_ring.capacity - 1)]);
+                ring_release(&p->slot_ring, pos);
+            }
         }
     }
     id = broadcast(id);
@@ -51,9 +59,7 @@ static __device__ int warp_start_big(warp_ctx *c, const task *t)
         s->n_chunks = n_chunks;
         s->done = 0;
     }
-    __threadfence(); /* the node's array and the slot, before the chunks */
-    __syncwarp();
-    warp_push_chunks(c, id, PHASE_BIN, n_chunks);
+    warp_push_chunks(c, id, PHASE_BIN, n_chunks); /* its fence orders the slot before the chunks */
     return 1;
 }
 
@@ -244,9 +250,7 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         s->right = right;
         s->done = 0;
     }
-    __threadfence();
-    __syncwarp();
-    warp_push_chunks(c, id, PHASE_SCATTER, n_chunks);
+    warp_push_chunks(c, id, PHASE_SCATTER, n_chunks); /* its fence orders the slot before the chunks */
     PROBE_MARK(c, PROBE_BIN_SPLIT);
 }
 
@@ -328,9 +332,13 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
         pair = lane0_reserve_pair(c);
         if (__ldcg(&s->left_cursor) != n_left || __ldcg(&s->right_cursor) != n_right) set_error(p, BUILD_CORRUPT);
         lane0_free(c, t.refs, t.n);
-        lane0_release_slot(c, id);
+        c->sm->spare_slot = id; /* every chunk is done: a big child takes the slot */
     }
     warp_take_children(c, &t, &d, left, right, pair);
+    if (c->lane == 0 && c->sm->spare_slot != NO_SLOT) { /* no child did */
+        lane0_release_slot(c, c->sm->spare_slot);
+        c->sm->spare_slot = NO_SLOT;
+    }
     PROBE_MARK(c, PROBE_SCATTER_CHILDREN);
 }
 

@@ -593,6 +593,28 @@ static void describe_failure(const build_state *st, const gpu_build_options *opt
         snprintf(err, errlen, "the build kernel stopped with unknown error %u", st->error.v);
 }
 
+/* Builds of one scene are repeatable: the same nodes and the same
+ * requests, whoever does them (docs/builder.md).  So a timed build that
+ * differs from the warm-up build, whose statistics are reported, read
+ * memory that changed under it; 0 when they agree. */
+static int builds_differ(const build_state *warm, const build_state *st, int wrapped, char *err, size_t errlen)
+{
+    if (st->n_alloc == warm->n_alloc && st->alloc_bytes == warm->alloc_bytes && st->alloc_sq == warm->alloc_sq &&
+        st->n_nodes.v == warm->n_nodes.v)
+        return 0;
+    int n = snprintf(err, errlen, "two builds of this scene differ (%llu and %llu requests, %u and %u nodes): ",
+                     (unsigned long long)warm->n_alloc, (unsigned long long)st->n_alloc, warm->n_nodes.v,
+                     st->n_nodes.v);
+    if (n < 0 || (size_t)n >= errlen) return -1;
+    if (wrapped)
+        snprintf(err + n, errlen - (size_t)n, "%s wrapped around its pool and overwrote live arrays; rerun with a "
+                 "larger --pool-factor or --pool-mb", kda_allocator_name());
+    else
+        snprintf(err + n, errlen - (size_t)n, "a builder or %s bug, please report it with the scene",
+                 kda_allocator_name());
+    return -1;
+}
+
 static int compare_float(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;
@@ -634,7 +656,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     memset(&b, 0, sizeof b);
     float *times = NULL;
     uint32_t repeat = opt->repeat ? opt->repeat : 1;
-    build_state st;
+    build_state st, warm;
     launch_shape shape;
     pool_growth grew;
 
@@ -728,6 +750,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
 #if defined(KDA_ALLOCATOR_AWMALLOC)
     stats->pool_wrapped = st.alloc_bytes > pool_bytes;
 #endif
+    warm = st;
 
     times = (float *)malloc(repeat * sizeof *times);
     if (!times) {
@@ -742,6 +765,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
         if (rc == GPU_BUILD_STALLED) return rc;
         if (rc) goto fail;
         if (st.error.v == BUILD_OK) {
+            if (builds_differ(&warm, &st, stats->pool_wrapped, err, errlen)) goto fail;
             r++;
         } else if (++attempt >= MAX_ATTEMPTS || !grow_full_array(&b, st.error.v)) {
             describe_failure(&st, opt, pool_bytes, err, errlen);

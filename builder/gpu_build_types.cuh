@@ -197,6 +197,7 @@ typedef struct warp_smem {
     /* Arrays this warp allocated: count, bytes, squared bytes (kept out of
      * the registers, which the hot loops need). */
     unsigned long long alloc_stats[3];
+    uint32_t spare_slot; /* a big node's slot that its last chunk's warp keeps for a big child (lane 0), or NO_SLOT */
 } warp_smem;
 
 /* What the warps of a block share: tasks handed over, guarded by a lock. */

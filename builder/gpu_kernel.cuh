@@ -214,6 +214,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
     }
     c.ticket = NO_TICKET;
     if (c.lane < 3) c.sm->alloc_stats[c.lane] = 0;
+    if (c.lane == 0) c.sm->spare_slot = NO_SLOT;
 #ifdef KDA_TIMELINE
     if (c.lane == 0) {
         unsigned long long now = global_ns(), first = atomicCAS(&p->state->t0, 0ull, now);

@@ -117,10 +117,13 @@ static __device__ __forceinline__ int ring_wait_free_bulk(const ring *r, uint32_
     return 0;
 }
 
-/* Makes entries pos .. pos + count - 1, written by the warp, visible. */
+/* Makes entries pos .. pos + count - 1, written by the warp, visible,
+ * with whatever else any lane stored before (a big node's slot, which
+ * lane 0 writes): every lane's fence comes before any lane's release. */
 static __device__ __forceinline__ void ring_publish_bulk(const ring *r, uint32_t pos, uint32_t count, uint32_t lane)
 {
     __threadfence();
+    __syncwarp();
 #pragma unroll 1
     for (uint32_t i = lane; i < count; i += 32) st_relaxed_u32(&r->seq[(pos + i) & (r->capacity - 1)], pos + i + 1);
 }

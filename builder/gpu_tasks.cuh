@@ -58,9 +58,12 @@ static __device__ void warp_publish(warp_ctx *c, const task *t)
 }
 
 /* The warp pushes `count` chunk entries of a big node's phase, all at once
- * (the push is on the critical path of every big-node level).  Out of line
- * and given values, not the warp's context: inlined at its three call
- * sites, its code costs the small nodes' loops 10% on the Dragon (H200). */
+ * (the push is on the critical path of every big-node level).  What the
+ * lanes stored before (the node's slot) is visible before any entry is:
+ * ring_publish_bulk fences, so the callers need no fence of their own (one
+ * fewer per phase).  Out of line and given values, not the warp's context:
+ * inlined at its call sites, its code costs the small nodes' loops 10% on
+ * the Dragon (H200). */
 static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t lane, uint32_t slot, uint32_t phase,
                                                 uint32_t count)
 {
