@@ -127,7 +127,9 @@ static __device__ __forceinline__ split_decision warp_best(split_decision d, uin
 static __device__ __forceinline__ float pick3(const float v[3], int a) { return a == 0 ? v[0] : a == 1 ? v[1] : v[2]; }
 
 /* The area of box lo..hi cut to [a0, a1] on `axis`: kdtree_box_area's
- * arithmetic, term for term. */
+ * arithmetic, term for term.  Written out rather than calling it with an
+ * array of the picked extents: that gives the same bits but other PTX, and
+ * built every scene 1-2% slower (H100, docs/RESULTS.md, fifth round). */
 static __device__ __forceinline__ float child_area(const float lo[3], const float hi[3], int axis, float a0,
                                                    float a1)
 {
