@@ -265,17 +265,19 @@ static __device__ __forceinline__ void timeline_add(const warp_ctx *c, int serie
 #endif
 
 #ifdef KDA_PROBE
+/* Lane 0 adds v to probe counter `what` (the warm-up build only). */
+static __device__ __forceinline__ void probe_add(const warp_ctx *c, int what, unsigned long long v)
+{
+    if (c->p->collect_stats && c->lane == 0) atomicAdd(&c->p->state->probe[what], v);
+}
 /* Lane 0 adds the cycles since *since to part `what`, and restarts *since. */
 static __device__ __forceinline__ void probe_mark(const warp_ctx *c, int what, long long *since)
 {
     long long now = clock64();
-    if (c->p->collect_stats && c->lane == 0) atomicAdd(&c->p->state->probe[what], (unsigned long long)(now - *since));
+    probe_add(c, what, (unsigned long long)(now - *since));
     *since = now;
 }
-static __device__ __forceinline__ void probe_count(const warp_ctx *c, int what)
-{
-    if (c->p->collect_stats && c->lane == 0) atomicAdd(&c->p->state->probe[what], 1ull);
-}
+static __device__ __forceinline__ void probe_count(const warp_ctx *c, int what) { probe_add(c, what, 1ull); }
 #define PROBE_START long long probe_since = clock64()
 #define PROBE_MARK(c, what) probe_mark(c, what, &probe_since)
 #define PROBE_COUNT(c, what) probe_count(c, what)

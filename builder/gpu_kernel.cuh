@@ -60,12 +60,10 @@ static __device__ void probe_candidates(warp_ctx *c, const task *t, const lane_b
             inside += __popc(__ballot_sync(FULL_MASK, here && lo > t->lo[a] && lo < t->hi[a]));
             inside += __popc(__ballot_sync(FULL_MASK, here && hi > t->lo[a] && hi < t->hi[a]));
         }
-    if (c->lane == 0 && c->p->collect_stats) {
-        atomicAdd(&c->p->state->probe[PROBE_CANDIDATES], 6ull * t->n);
-        atomicAdd(&c->p->state->probe[PROBE_CANDIDATES_INSIDE], (unsigned long long)inside);
-        atomicAdd(&c->p->state->probe[PROBE_PASSES], (6ull * t->n + 31) / 32);
-        atomicAdd(&c->p->state->probe[PROBE_PASSES_INSIDE], (inside + 31ull) / 32);
-    }
+    probe_add(c, PROBE_CANDIDATES, 6ull * t->n);
+    probe_add(c, PROBE_CANDIDATES_INSIDE, inside);
+    probe_add(c, PROBE_PASSES, (6ull * t->n + 31) / 32);
+    probe_add(c, PROBE_PASSES_INSIDE, (inside + 31ull) / 32);
 }
 #endif
 
@@ -250,10 +248,10 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
         task t = c.sm->popped;
         __syncwarp();
 #ifdef KDA_PROBE
-        if (t.slot != NO_SLOT && c.lane == 0 && p->collect_stats) {
+        if (t.slot != NO_SLOT) {
             unsigned long long pushed = __float_as_uint(t.lo[0]) | (unsigned long long)__float_as_uint(t.lo[1]) << 32;
-            atomicAdd(&p->state->probe[PROBE_QUEUE_NS], global_ns() - pushed);
-            atomicAdd(&p->state->probe[PROBE_QUEUED], 1ull);
+            probe_add(&c, PROBE_QUEUE_NS, global_ns() - pushed);
+            probe_count(&c, PROBE_QUEUED);
         }
 #endif
         if (t.slot != NO_SLOT) {
