@@ -339,10 +339,11 @@ typedef void (*build_kernel_fn)(const build_params);
 
 typedef struct launch_shape {
     uint32_t blocks, threads;
-    build_kernel_fn kernel; /* build_kernel, or build_kernel_parking for a growable pool */
+    build_kernel_fn kernel;       /* build_kernel, or build_kernel_parking for a growable pool */
+    build_kernel_fn stats_kernel; /* the same, profiled: the warm-up build's */
 } launch_shape;
 
-static build_params make_params(const build_buffers *b, const kda_pool *pool, uint32_t n, int collect_stats)
+static build_params make_params(const build_buffers *b, const kda_pool *pool, uint32_t n)
 {
     build_params p;
     memset(&p, 0, sizeof p);
@@ -373,7 +374,6 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     while (p.chunk < CHUNK_MAX && (uint64_t)p.chunk * CHUNK_SHARE < n) p.chunk *= 2;
     p.big_node = BIG_CHUNKS * p.chunk > BIG_NODE_MIN ? BIG_CHUNKS * p.chunk : BIG_NODE_MIN;
     p.max_depth = (uint32_t)kdtree_max_depth(n);
-    p.collect_stats = collect_stats;
     return p;
 }
 
@@ -456,7 +456,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
     int rc;
     cudaEvent_t start = NULL, stop = NULL;
     if (kda_pool_reset(pool, err, errlen)) return -1; /* before the parameters: it changes the heap */
-    build_params p = make_params(b, pool, g->n_triangles, collect_stats);
+    build_params p = make_params(b, pool, g->n_triangles);
     build_state zero;
     memset(&zero, 0, sizeof zero);
     zero.s_tail.v = SLOTS;
@@ -482,7 +482,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
             fill_root<<<fill_blocks, 256>>>(b->state, n);
             CHECK(cudaGetLastError(), "launching fill_root");
         }
-        shape.kernel<<<shape.blocks, shape.threads>>>(p);
+        (collect_stats ? shape.stats_kernel : shape.kernel)<<<shape.blocks, shape.threads>>>(p);
         CHECK(cudaGetLastError(), "launching build_kernel");
         CHECK(cudaEventRecord(stop), "cudaEventRecord");
         rc = wait_for_build(stop, b->state, watchdog_s == 0 ? 10.0 : watchdog_s, p.can_park, err, errlen);
@@ -689,9 +689,16 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     CHECK(cudaGetDevice(&device), "cudaGetDevice");
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
     shape.kernel = pool.limit_bytes ? build_kernel_parking : build_kernel; /* as make_params's can_park */
+    shape.stats_kernel = pool.limit_bytes ? build_kernel_parking_stats : build_kernel_stats;
     CHECK(cudaFuncGetAttributes(&attr, shape.kernel), "reading the build kernel's attributes");
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shape.kernel, WARPS_PER_BLOCK * 32, 0),
           "computing the build kernel's occupancy");
+    { /* every block must be resident in both kernels (persistent warps) */
+        int stats_per_sm = 0;
+        CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&stats_per_sm, shape.stats_kernel, WARPS_PER_BLOCK * 32, 0),
+              "computing the build kernel's occupancy");
+        if (stats_per_sm < per_sm) per_sm = stats_per_sm;
+    }
     shape.threads = WARPS_PER_BLOCK * 32;
     shape.blocks = (uint32_t)(per_sm > 0 ? per_sm : 1) * (uint32_t)sms;
     b.warps = shape.blocks * WARPS_PER_BLOCK;

@@ -182,7 +182,6 @@ typedef struct build_params {
     uint32_t chunk;          /* references per chunk of a big node (CHUNK_MIN .. CHUNK_MAX) */
     uint32_t big_node;       /* nodes with more references are big: split by many warps */
     uint32_t max_depth;
-    int collect_stats;
 } build_params;
 
 typedef struct warp_smem {
@@ -221,6 +220,7 @@ typedef struct warp_ctx {
     uint32_t out_pos, out_end; /* leaf references reserved, not yet used */
     uint32_t ticket;           /* the block's seeker: its queue position, or NO_TICKET */
     int can_park;              /* a constant: the kernel for a growable pool (gpu_kernel.cuh) */
+    int stats;                 /* a constant: the warm-up build's kernel, which profiles (gpu_kernel.cuh) */
 #ifdef KDA_TIMELINE
     unsigned long long t0;
 #endif
@@ -228,17 +228,17 @@ typedef struct warp_ctx {
 
 static __device__ __forceinline__ long long prof_start(const warp_ctx *c)
 {
-    return c->p->collect_stats ? clock64() : 0;
+    return c->stats ? clock64() : 0;
 }
 
 static __device__ __forceinline__ void prof_add(warp_ctx *c, int what, long long start)
 {
-    if (c->p->collect_stats && c->lane == 0) c->sm->profile[what] += (unsigned long long)(clock64() - start);
+    if (c->stats && c->lane == 0) c->sm->profile[what] += (unsigned long long)(clock64() - start);
 }
 
 static __device__ __forceinline__ void prof_count(warp_ctx *c, int what)
 {
-    if (c->p->collect_stats && c->lane == 0) c->sm->profile[what]++;
+    if (c->stats && c->lane == 0) c->sm->profile[what]++;
 }
 
 #if defined(KDA_TIMELINE) || defined(KDA_PROBE)
@@ -255,7 +255,7 @@ static __device__ __forceinline__ unsigned long long global_ns(void)
 /* Lane 0 adds v to a series of the timeline, in the bucket of now. */
 static __device__ __forceinline__ void timeline_add(const warp_ctx *c, int series, int v)
 {
-    if (!c->p->collect_stats || c->lane != 0) return;
+    if (!c->stats || c->lane != 0) return;
     unsigned long long b = (global_ns() - c->t0) / TIMELINE_NS;
     atomicAdd(&c->p->state->timeline[b < TIMELINE_BUCKETS ? b : TIMELINE_BUCKETS - 1][series], v);
 }
@@ -268,7 +268,7 @@ static __device__ __forceinline__ void timeline_add(const warp_ctx *c, int serie
 /* Lane 0 adds v to probe counter `what` (the warm-up build only). */
 static __device__ __forceinline__ void probe_add(const warp_ctx *c, int what, unsigned long long v)
 {
-    if (c->p->collect_stats && c->lane == 0) atomicAdd(&c->p->state->probe[what], v);
+    if (c->stats && c->lane == 0) atomicAdd(&c->p->state->probe[what], v);
 }
 /* Lane 0 adds the cycles since *since to part `what`, and restarts *since. */
 static __device__ __forceinline__ void probe_mark(const warp_ctx *c, int what, long long *since)

@@ -182,12 +182,15 @@ static __device__ int warp_find_work(warp_ctx *c)
     return (int)broadcast((uint32_t)got);
 }
 
-/* The persistent kernel's body.  `can_park` is a constant in each of the
- * two kernels below, so the parking paths (gpu_node_work.cuh) are compiled
- * only into the kernel for growable pools: present, they cost a fixed
- * pool's builds 5-8% (code and registers in the hot loops, measured on an
- * H200), although they never run there. */
-static __device__ __forceinline__ void build_warps(const build_params *p, const int can_park)
+/* The persistent kernel's body.  `can_park` and `stats` are constants in
+ * each of the four kernels below, so the parking paths (gpu_node_work.cuh)
+ * are compiled only into the kernels for growable pools, and the profile's
+ * clocks and counters only into the warm-up build's: present, the parking
+ * paths cost a fixed pool's builds 5-8% (code and registers in the hot
+ * loops, measured on an H200) although they never run there, and the
+ * profile's code cost the timed builds 3-9% (H100; docs/RESULTS.md, sixth
+ * round). */
+static __device__ __forceinline__ void build_warps(const build_params *p, const int can_park, const int stats)
 {
     __shared__ warp_smem smem[WARPS_PER_BLOCK];
     __shared__ block_smem block;
@@ -198,6 +201,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
     warp_ctx c;
     c.p = p;
     c.can_park = can_park;
+    c.stats = stats;
     c.sm = &smem[threadIdx.x / 32];
     c.bs = &block;
     c.lane = threadIdx.x & 31u;
@@ -299,7 +303,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
         atomicAdd(&p->state->n_alloc, c.sm->alloc_stats[0]);
         atomicAdd(&p->state->alloc_bytes, c.sm->alloc_stats[1]);
         atomicAdd(&p->state->alloc_sq, c.sm->alloc_stats[2]);
-        if (p->collect_stats) {
+        if (stats) {
             prof_add(&c, PROF_IDLE, idle_since);
             for (int i = 0; i < PROF_COUNT; i++) atomicAdd(&p->state->profile[i], c.sm->profile[i]);
         }
@@ -313,16 +317,30 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
 /* At least 3 blocks (24 warps) an SM with every allocator: the kernel is
  * latency-bound, and an allocator whose rare paths are long (CountedBump's
  * bitmap search, ScatterAlloc's) must not cost the builder a third of its
- * warps.  ptxas then keeps 80 registers, what most allocators need anyway. */
+ * warps.  ptxas then keeps 80 registers, what most allocators need anyway.
+ * The timed builds run build_kernel (a fixed pool) or build_kernel_parking
+ * (a growable one); the warm-up build runs the same with `_stats`. */
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel(const __grid_constant__ build_params p)
 {
-    build_warps(&p, 0);
+    build_warps(&p, 0, 0);
 }
 
 /* The same for a growable pool: parks when the pool runs out. */
 extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel_parking(const __grid_constant__ build_params p)
 {
-    build_warps(&p, 1);
+    build_warps(&p, 1, 0);
+}
+
+/* The warm-up build's kernels: the same build, profiled. */
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel_stats(const __grid_constant__ build_params p)
+{
+    build_warps(&p, 0, 1);
+}
+
+extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB)
+    build_kernel_parking_stats(const __grid_constant__ build_params p)
+{
+    build_warps(&p, 1, 1);
 }
 
 #endif

@@ -28,7 +28,7 @@ static __device__ void lane0_count_array(warp_ctx *c, uint32_t count)
     c->sm->alloc_stats[0] += 1; /* lane 0 alone touches its warp's statistics: no atomics */
     c->sm->alloc_stats[1] += bytes;
     c->sm->alloc_stats[2] += bytes * bytes;
-    if (c->p->collect_stats) {
+    if (c->stats) {
         unsigned long long live = atomicAdd(&c->p->state->live_bytes, bytes) + bytes;
         atomicMax(&c->p->state->peak_bytes, live);
     }
@@ -40,7 +40,7 @@ static __device__ void lane0_free(warp_ctx *c, uint32_t *p, uint32_t count)
     long long t0 = prof_start(c);
     kda_free(&c->p->heap, p);
     prof_add(c, PROF_FREE, t0);
-    if (c->p->collect_stats) atomicAdd(&c->p->state->live_bytes, (unsigned long long)(0 - (uint64_t)count * 4));
+    if (c->stats) atomicAdd(&c->p->state->live_bytes, (unsigned long long)(0 - (uint64_t)count * 4));
 }
 
 /* ---- parking (a growable pool that ran out) ----
