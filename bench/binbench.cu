@@ -1,0 +1,230 @@
+/* binbench.cu - kdalloc-binbench: where a big node's BIN chunk spends its
+ * cycles.  A BIN chunk (builder/gpu_big_node.cuh) bins 128 references into
+ * its warp's shared-memory bins: per step of 32, each lane loads a
+ * reference and its box, and on each axis computes bin_of (gpu_sah.cuh) of
+ * both sides and adds 1 to two bins.  This program times the same loop on a
+ * synthetic, spatially coherent scene (a strip of small triangles in file
+ * order, as OBJ files store them), with one part taken away at a time:
+ *
+ *   as the builder      the loop of bin_range, loads pipelined two steps deep
+ *   no bin atomics      the bins summed into a register instead
+ *   boxes computed      each box computed from its index instead of loaded
+ *   estimate only       bin_of without the check against its two planes
+ *   loads only          the references and boxes loaded, nothing binned
+ *   axes unrolled       the three axes side by side (the builder keeps them
+ *                       rolled: the kernel's code must stay small)
+ *
+ * Each warp times its chunks with clock64 on a second pass over the scene
+ * (the first warms the caches), with 1 warp an SM (as during the big-node
+ * levels of a small scene) and 24 (every warp of the build kernel busy).
+ * docs/RESULTS.md (the build kernel's sixth round) gives what it measured. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gpu_sah.cuh"
+
+#define CHUNK 128
+#define WARPS_PER_BLOCK 8
+#define N_REFS 66560 /* Sponza's size: 520 chunks */
+
+enum { AS_BUILDER, NO_ATOMICS, BOXES_COMPUTED, ESTIMATE_ONLY, LOADS_ONLY, AXES_UNROLLED, N_MODES };
+static const char *mode_name[N_MODES] = {"as the builder", "no bin atomics", "boxes computed", "estimate only",
+                                         "loads only",     "axes unrolled"};
+
+static void die(const char *what, cudaError_t e)
+{
+    fprintf(stderr, "kdalloc-binbench: %s: %s\n", what, cudaGetErrorString(e));
+    exit(1);
+}
+#define CUDA(call, what)                          \
+    do {                                          \
+        cudaError_t e_ = (call);                  \
+        if (e_ != cudaSuccess) die((what), e_);   \
+    } while (0)
+
+typedef struct bench_params {
+    const float4 *box_lo, *box_hi;
+    const uint32_t *refs;
+    uint32_t n;
+    float lo[3], extent[3], scale[3];
+    unsigned long long *cycles, *chunks; /* sums over all warps */
+    uint32_t *sink;                      /* keeps the register sums alive */
+} bench_params;
+
+static __device__ __forceinline__ void box_of(const bench_params *p, int mode, uint32_t ref, uint32_t i, float lo[3],
+                                              float hi[3])
+{
+    if (mode == BOXES_COMPUTED) {
+        float t = (float)i * (1.0f / N_REFS);
+        for (int a = 0; a < 3; a++) {
+            lo[a] = p->lo[a] + t * p->extent[a];
+            hi[a] = lo[a] + 1e-3f;
+        }
+        return;
+    }
+    float4 l = __ldg(&p->box_lo[ref]), h = __ldg(&p->box_hi[ref]);
+    lo[0] = l.x, lo[1] = l.y, lo[2] = l.z;
+    hi[0] = h.x, hi[1] = h.y, hi[2] = h.z;
+}
+
+static __device__ __forceinline__ uint32_t bin_estimate(float x, float lo, float scale)
+{
+    float f = __fmul_rn(__fsub_rn(x, lo), scale);
+    return !(f >= 0.0f) ? 0 : (f >= (float)(GPU_BINS - 1) ? GPU_BINS - 1 : (uint32_t)f);
+}
+
+/* One chunk, references [begin, end), into bins; returns a register sum. */
+static __device__ __forceinline__ uint32_t bin_chunk(const bench_params *p, const int mode, uint32_t (*bins)[3][GPU_BINS],
+                                                     uint32_t lane, uint32_t begin, uint32_t end)
+{
+    float tlo[3], thi[3], nlo[3], nhi[3];
+    uint32_t i = begin + lane, ahead = 0, sum = 0;
+    int load_refs = mode != BOXES_COMPUTED;
+    if (i < end) box_of(p, mode, load_refs ? __ldcg(&p->refs[i]) : 0, i, nlo, nhi);
+    if (i + 32 < end && load_refs) ahead = __ldcg(&p->refs[i + 32]);
+#pragma unroll 1
+    for (; i < end; i += 32) {
+        for (int a = 0; a < 3; a++) {
+            tlo[a] = nlo[a];
+            thi[a] = nhi[a];
+        }
+        if (i + 32 < end) box_of(p, mode, ahead, i + 32, nlo, nhi);
+        if (i + 64 < end && load_refs) ahead = __ldcg(&p->refs[i + 64]);
+        if (mode == LOADS_ONLY) {
+            sum += __float_as_uint(tlo[0]) ^ __float_as_uint(thi[1]) ^ __float_as_uint(tlo[2]);
+        } else if (mode == AXES_UNROLLED) {
+#pragma unroll
+            for (int a = 0; a < 3; a++) {
+                atomicAdd(&bins[0][a][bin_of(tlo[a], p->lo[a], p->extent[a], p->scale[a])], 1u);
+                atomicAdd(&bins[1][a][bin_of(thi[a], p->lo[a], p->extent[a], p->scale[a])], 1u);
+            }
+        } else {
+#pragma unroll 1
+            for (int a = 0; a < 3; a++) {
+                float alo = pick3(p->lo, a), ext = pick3(p->extent, a), sc = pick3(p->scale, a);
+                uint32_t b0, b1;
+                if (mode == ESTIMATE_ONLY) {
+                    b0 = bin_estimate(pick3(tlo, a), alo, sc);
+                    b1 = bin_estimate(pick3(thi, a), alo, sc);
+                } else {
+                    b0 = bin_of(pick3(tlo, a), alo, ext, sc);
+                    b1 = bin_of(pick3(thi, a), alo, ext, sc);
+                }
+                if (mode == NO_ATOMICS) {
+                    sum += b0 * 3u + b1;
+                } else {
+                    atomicAdd(&bins[0][a][b0], 1u);
+                    atomicAdd(&bins[1][a][b1], 1u);
+                }
+            }
+        }
+    }
+    return sum;
+}
+
+static __device__ __forceinline__ void bench_warps(const bench_params *p, const int mode)
+{
+    __shared__ uint32_t bins[WARPS_PER_BLOCK][2][3][GPU_BINS];
+    uint32_t lane = threadIdx.x & 31u, w = threadIdx.x / 32;
+    uint32_t warp = blockIdx.x * (blockDim.x / 32) + w, warps = gridDim.x * (blockDim.x / 32);
+    uint32_t sum = 0;
+    unsigned long long cycles = 0, chunks = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t c = warp; c * CHUNK < p->n; c += warps) {
+            long long t0 = clock64();
+            for (uint32_t j = lane; j < 2 * 3 * GPU_BINS; j += 32) (&bins[w][0][0][0])[j] = 0;
+            __syncwarp();
+            sum += bin_chunk(p, mode, bins[w], lane, c * CHUNK, min(p->n, c * CHUNK + CHUNK));
+            __syncwarp();
+            sum += bins[w][0][0][lane];
+            if (pass) {
+                cycles += (unsigned long long)(clock64() - t0);
+                chunks++;
+            }
+        }
+    if (lane == 0) {
+        atomicAdd(p->cycles, cycles);
+        atomicAdd(p->chunks, chunks);
+    }
+    if (sum == 0x9e3779b9u) *p->sink = sum;
+}
+
+__global__ void bench_as_builder(const __grid_constant__ bench_params p) { bench_warps(&p, AS_BUILDER); }
+__global__ void bench_no_atomics(const __grid_constant__ bench_params p) { bench_warps(&p, NO_ATOMICS); }
+__global__ void bench_boxes_computed(const __grid_constant__ bench_params p) { bench_warps(&p, BOXES_COMPUTED); }
+__global__ void bench_estimate_only(const __grid_constant__ bench_params p) { bench_warps(&p, ESTIMATE_ONLY); }
+__global__ void bench_loads_only(const __grid_constant__ bench_params p) { bench_warps(&p, LOADS_ONLY); }
+__global__ void bench_axes_unrolled(const __grid_constant__ bench_params p) { bench_warps(&p, AXES_UNROLLED); }
+
+typedef void (*bench_kernel)(const bench_params);
+static const bench_kernel kernels[N_MODES] = {bench_as_builder,    bench_no_atomics, bench_boxes_computed,
+                                              bench_estimate_only, bench_loads_only, bench_axes_unrolled};
+
+int main(void)
+{
+    int device = 0, sms = 0;
+    CUDA(cudaGetDevice(&device), "no usable CUDA device");
+    CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
+    /* A strip surface in file order: triangle i lies next to i - 1. */
+    float4 *lo = (float4 *)malloc(N_REFS * sizeof(float4)), *hi = (float4 *)malloc(N_REFS * sizeof(float4));
+    uint32_t *refs = (uint32_t *)malloc(N_REFS * sizeof(uint32_t));
+    if (!lo || !hi || !refs) {
+        fprintf(stderr, "kdalloc-binbench: out of host memory\n");
+        return 1;
+    }
+    for (uint32_t i = 0; i < N_REFS; i++) {
+        float x = (float)(i % 256) / 256.0f, y = (float)(i / 256) / 260.0f;
+        float z = 0.5f + 0.1f * sinf(7.0f * x) * cosf(5.0f * y);
+        lo[i] = make_float4(x, y, z, 0.0f);
+        hi[i] = make_float4(x + 1.0f / 256.0f, y + 1.0f / 260.0f, z + 0.002f, 0.0f);
+        refs[i] = i;
+    }
+    bench_params p;
+    float4 *d_lo, *d_hi;
+    uint32_t *d_refs, *d_sink;
+    unsigned long long *d_counts;
+    CUDA(cudaMalloc((void **)&d_lo, N_REFS * sizeof(float4)), "cudaMalloc");
+    CUDA(cudaMalloc((void **)&d_hi, N_REFS * sizeof(float4)), "cudaMalloc");
+    CUDA(cudaMalloc((void **)&d_refs, N_REFS * sizeof(uint32_t)), "cudaMalloc");
+    CUDA(cudaMalloc((void **)&d_sink, sizeof(uint32_t)), "cudaMalloc");
+    CUDA(cudaMalloc((void **)&d_counts, 2 * sizeof(unsigned long long)), "cudaMalloc");
+    CUDA(cudaMemcpy(d_lo, lo, N_REFS * sizeof(float4), cudaMemcpyHostToDevice), "copying the boxes");
+    CUDA(cudaMemcpy(d_hi, hi, N_REFS * sizeof(float4), cudaMemcpyHostToDevice), "copying the boxes");
+    CUDA(cudaMemcpy(d_refs, refs, N_REFS * sizeof(uint32_t), cudaMemcpyHostToDevice), "copying the references");
+    p.box_lo = d_lo;
+    p.box_hi = d_hi;
+    p.refs = d_refs;
+    p.n = N_REFS;
+    const float node_lo[3] = {0.0f, 0.0f, 0.3f}, node_extent[3] = {1.01f, 1.01f, 0.4f};
+    for (int a = 0; a < 3; a++) {
+        p.lo[a] = node_lo[a];
+        p.extent[a] = node_extent[a];
+        p.scale[a] = (float)GPU_BINS / node_extent[a];
+    }
+    p.cycles = d_counts;
+    p.chunks = d_counts + 1;
+    p.sink = d_sink;
+    printf("cycles a BIN chunk of %d references (clock64, mean over chunks; %d SMs)\n", CHUNK, sms);
+    printf("%-16s %14s %14s\n", "", "1 warp an SM", "24 warps an SM");
+    for (int m = 0; m < N_MODES; m++) {
+        double per_chunk[2];
+        for (int shape = 0; shape < 2; shape++) {
+            unsigned blocks = shape ? 3u * (unsigned)sms : (unsigned)sms, threads = shape ? 32u * WARPS_PER_BLOCK : 32u;
+            unsigned long long counts[2];
+            CUDA(cudaMemset(d_counts, 0, sizeof counts), "cudaMemset");
+            kernels[m]<<<blocks, threads>>>(p);
+            CUDA(cudaGetLastError(), "launching the benchmark");
+            CUDA(cudaDeviceSynchronize(), "running the benchmark");
+            CUDA(cudaMemcpy(counts, d_counts, sizeof counts, cudaMemcpyDeviceToHost), "reading the counts");
+            per_chunk[shape] = counts[1] ? (double)counts[0] / (double)counts[1] : 0.0;
+        }
+        printf("%-16s %14.0f %14.0f\n", mode_name[m], per_chunk[0], per_chunk[1]);
+    }
+    free(lo);
+    free(hi);
+    free(refs);
+    return 0;
+}
