@@ -7,9 +7,10 @@
  * order, as OBJ files store them), with one part taken away at a time:
  *
  *   as the builder      the loop of bin_range, loads pipelined two steps deep
+ *   planes checked      each bin checked against its two planes and mended,
+ *                       as the builder did until 56ca177
  *   no bin atomics      the bins summed into a register instead
  *   boxes computed      each box computed from its index instead of loaded
- *   estimate only       bin_of without the check against its two planes
  *   loads only          the references and boxes loaded, nothing binned
  *   axes unrolled       the three axes side by side (the builder keeps them
  *                       rolled: the kernel's code must stay small)
@@ -30,8 +31,8 @@
 #define WARPS_PER_BLOCK 8
 #define N_REFS 66560 /* Sponza's size: 520 chunks */
 
-enum { AS_BUILDER, NO_ATOMICS, BOXES_COMPUTED, ESTIMATE_ONLY, LOADS_ONLY, AXES_UNROLLED, N_MODES };
-static const char *mode_name[N_MODES] = {"as the builder", "no bin atomics", "boxes computed", "estimate only",
+enum { AS_BUILDER, PLANES_CHECKED, NO_ATOMICS, BOXES_COMPUTED, LOADS_ONLY, AXES_UNROLLED, N_MODES };
+static const char *mode_name[N_MODES] = {"as the builder", "planes checked", "no bin atomics", "boxes computed",
                                          "loads only",     "axes unrolled"};
 
 static void die(const char *what, cudaError_t e)
@@ -70,10 +71,18 @@ static __device__ __forceinline__ void box_of(const bench_params *p, int mode, u
     hi[0] = h.x, hi[1] = h.y, hi[2] = h.z;
 }
 
-static __device__ __forceinline__ uint32_t bin_estimate(float x, float lo, float scale)
+/* The bin of x checked against the planes lo + extent * b / GPU_BINS
+ * below and above it, and mended when rounding put it next door: the
+ * builder's bin_of until 56ca177. */
+static __device__ __forceinline__ uint32_t bin_checked(float x, float lo, float extent, float scale)
 {
-    float f = __fmul_rn(__fsub_rn(x, lo), scale);
-    return !(f >= 0.0f) ? 0 : (f >= (float)(GPU_BINS - 1) ? GPU_BINS - 1 : (uint32_t)f);
+    int b = (int)bin_of(x, lo, scale);
+    float below = bin_plane(lo, extent, (uint32_t)b), above = bin_plane(lo, extent, (uint32_t)b + 1);
+    if ((b > 0 && x < below) || (b < GPU_BINS - 1 && x >= above)) {
+        while (b > 0 && x < bin_plane(lo, extent, (uint32_t)b)) b--;
+        while (b < GPU_BINS - 1 && x >= bin_plane(lo, extent, (uint32_t)b + 1)) b++;
+    }
+    return (uint32_t)b;
 }
 
 /* One chunk, references [begin, end), into bins; returns a register sum. */
@@ -98,20 +107,20 @@ static __device__ __forceinline__ uint32_t bin_chunk(const bench_params *p, cons
         } else if (mode == AXES_UNROLLED) {
 #pragma unroll
             for (int a = 0; a < 3; a++) {
-                atomicAdd(&bins[0][a][bin_of(tlo[a], p->lo[a], p->extent[a], p->scale[a])], 1u);
-                atomicAdd(&bins[1][a][bin_of(thi[a], p->lo[a], p->extent[a], p->scale[a])], 1u);
+                atomicAdd(&bins[0][a][bin_of(tlo[a], p->lo[a], p->scale[a])], 1u);
+                atomicAdd(&bins[1][a][bin_of(thi[a], p->lo[a], p->scale[a])], 1u);
             }
         } else {
 #pragma unroll 1
             for (int a = 0; a < 3; a++) {
                 float alo = pick3(p->lo, a), ext = pick3(p->extent, a), sc = pick3(p->scale, a);
                 uint32_t b0, b1;
-                if (mode == ESTIMATE_ONLY) {
-                    b0 = bin_estimate(pick3(tlo, a), alo, sc);
-                    b1 = bin_estimate(pick3(thi, a), alo, sc);
+                if (mode == PLANES_CHECKED) {
+                    b0 = bin_checked(pick3(tlo, a), alo, ext, sc);
+                    b1 = bin_checked(pick3(thi, a), alo, ext, sc);
                 } else {
-                    b0 = bin_of(pick3(tlo, a), alo, ext, sc);
-                    b1 = bin_of(pick3(thi, a), alo, ext, sc);
+                    b0 = bin_of(pick3(tlo, a), alo, sc);
+                    b1 = bin_of(pick3(thi, a), alo, sc);
                 }
                 if (mode == NO_ATOMICS) {
                     sum += b0 * 3u + b1;
@@ -153,15 +162,15 @@ static __device__ __forceinline__ void bench_warps(const bench_params *p, const 
 }
 
 __global__ void bench_as_builder(const __grid_constant__ bench_params p) { bench_warps(&p, AS_BUILDER); }
+__global__ void bench_planes_checked(const __grid_constant__ bench_params p) { bench_warps(&p, PLANES_CHECKED); }
 __global__ void bench_no_atomics(const __grid_constant__ bench_params p) { bench_warps(&p, NO_ATOMICS); }
 __global__ void bench_boxes_computed(const __grid_constant__ bench_params p) { bench_warps(&p, BOXES_COMPUTED); }
-__global__ void bench_estimate_only(const __grid_constant__ bench_params p) { bench_warps(&p, ESTIMATE_ONLY); }
 __global__ void bench_loads_only(const __grid_constant__ bench_params p) { bench_warps(&p, LOADS_ONLY); }
 __global__ void bench_axes_unrolled(const __grid_constant__ bench_params p) { bench_warps(&p, AXES_UNROLLED); }
 
 typedef void (*bench_kernel)(const bench_params);
-static const bench_kernel kernels[N_MODES] = {bench_as_builder,    bench_no_atomics, bench_boxes_computed,
-                                              bench_estimate_only, bench_loads_only, bench_axes_unrolled};
+static const bench_kernel kernels[N_MODES] = {bench_as_builder,     bench_planes_checked, bench_no_atomics,
+                                              bench_boxes_computed, bench_loads_only,     bench_axes_unrolled};
 
 int main(void)
 {

@@ -106,8 +106,8 @@ static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t beg
         for (int a = 0; a < 3; a++) {
             float alo = pick3(lo, a), ext = pick3(extent, a), sc = pick3(scale, a);
             if (!(ext > 0.0f)) continue;
-            atomicAdd(&c->sm->bins[0][a][bin_of(pick3(tlo, a), alo, ext, sc)], 1u);
-            atomicAdd(&c->sm->bins[1][a][bin_of(pick3(thi, a), alo, ext, sc)], 1u);
+            atomicAdd(&c->sm->bins[0][a][bin_of(pick3(tlo, a), alo, sc)], 1u);
+            atomicAdd(&c->sm->bins[1][a][bin_of(pick3(thi, a), alo, sc)], 1u);
         }
     }
     __syncwarp();
@@ -283,7 +283,7 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
     for (uint32_t i = begin + c->lane; i < end; i += 32, step++) {
         float tlo, thi;
         staged[i - begin] = axis_pipe_step(&q, p, t.refs, i, end, (int)axis, &tlo, &thi);
-        uint32_t sides = binned_sides(k, tlo, thi, lo, extent, scale);
+        uint32_t sides = binned_sides(k, tlo, thi, lo, scale);
         kept |= sides << (2 * step);
         nl += sides & 1u;
         nr += sides >> 1;

@@ -118,7 +118,7 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
      * two dependent round trips (reference, then box) is waited for in
      * the loop (measured on an H100: Dragon 2%, 10M triangles 5% faster). */
     uint32_t lanes_below = (1u << c->lane) - 1, at_l = 0, at_r = 0;
-    float lo = pick3(t->lo, d.axis), ext = pick3(extent, d.axis), sc = pick3(scale, d.axis);
+    float lo = pick3(t->lo, d.axis), sc = pick3(scale, d.axis);
     axis_pipe q = {0, 0, 0.0f, 0.0f};
     if (!d.exact) axis_pipe_start(&q, p, t->refs, c->lane, t->n, d.axis);
     for (uint32_t base = 0; base < t->n; base += 32) {
@@ -133,7 +133,7 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
         } else {
             float tlo, thi;
             ref = axis_pipe_step(&q, p, t->refs, i, t->n, d.axis, &tlo, &thi);
-            if (i < t->n) sides = binned_sides(d.k, tlo, thi, lo, ext, sc);
+            if (i < t->n) sides = binned_sides(d.k, tlo, thi, lo, sc);
         }
         uint32_t goes_l = __ballot_sync(FULL_MASK, sides & 1u), goes_r = __ballot_sync(FULL_MASK, sides & 2u);
         if (at_l + __popc(goes_l) > d.n_left || at_r + __popc(goes_r) > d.n_right) {

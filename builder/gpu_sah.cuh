@@ -1,17 +1,22 @@
 /* gpu_sah.cuh - split selection by one warp: exact SAH for small nodes,
  * binned SAH for the rest, with the cost model of kdtree.h.
  *
- * Binned splits.  A node's box is cut on each axis into GPU_BINS bins by the
- * planes plane(k) = lo + extent * k / GPU_BINS, k = 1 .. GPU_BINS - 1.
- * bin_of(x) is the number of the last plane at or below x (0 below the
- * first), computed from the planes themselves, so that for every k
- *     bin_of(x) >= k   exactly when   x >= plane(k).
- * A reference goes left when bin_of(tri_lo) < k (tri_lo < plane) and right
- * when bin_of(tri_hi) >= k (tri_hi >= plane): counting bins and classifying
- * references apply one and the same test, so the children's sizes are known
- * exactly before the scatter.  (A triangle ending exactly on the plane goes
- * to both sides; see docs/builder.md.)  All arithmetic is explicitly
- * rounded (no FMA), so every warp computes the same bins.
+ * Binned splits.  A node's box is cut on each axis into GPU_BINS bins:
+ * bin_of(x) = (x - lo) * scale, truncated and clamped to 0 .. GPU_BINS - 1,
+ * with scale = GPU_BINS / extent, every operation explicitly rounded (no
+ * FMA), so every warp computes the same bins.  bin_of never decreases as x
+ * grows, so for each k = 1 .. GPU_BINS - 1 there is a least float
+ *     threshold(k)   with   bin_of(x) >= k   exactly when   x >= threshold(k).
+ * A reference goes left when bin_of(tri_lo) < k and right when
+ * bin_of(tri_hi) >= k: counting bins and classifying references apply one
+ * and the same test, so the children's sizes are known exactly before the
+ * scatter, and the chosen plane k splits at threshold(k), which puts every
+ * reference on the side its box lies on.  (A triangle ending exactly on the
+ * plane goes to both sides; see docs/builder.md.)  The candidates are
+ * costed at plane(k) = lo + extent * k / GPU_BINS, next to threshold(k),
+ * which is found only for the chosen one (bin_threshold): checking each
+ * reference's bin against the planes instead (until 56ca177) was 37% of a
+ * big node's binning (bench/binbench.cu).
  *
  * Exact splits (nodes of at most EXACT_MAX = 64 references, two per lane)
  * evaluate every bounding-box coordinate as a candidate with the CPU
@@ -49,27 +54,41 @@ static __device__ __forceinline__ float bin_plane(float lo, float extent, uint32
     return __fadd_rn(lo, __fmul_rn(extent, (float)k * (1.0f / GPU_BINS)));
 }
 
-/* bin_of's correction when the estimate is off (rare: a coordinate on or
- * next to a plane, or planes that rounding has spaced unequally).  Inlined:
- * as a call, it made the kernel spill registers. */
-static __device__ __forceinline__ uint32_t bin_fix(float x, float lo, float extent, int b)
-{
-    while (b > 0 && x < bin_plane(lo, extent, (uint32_t)b)) b--;
-    while (b < GPU_BINS - 1 && x >= bin_plane(lo, extent, (uint32_t)b + 1)) b++;
-    return (uint32_t)b;
-}
-
-/* The estimate's two planes are computed side by side and both tests
- * made at once; until this, the second plane was computed only after the
- * first test (bin_of is a chain of dependent arithmetic on the critical
- * path of every big-node level: 2-7% faster builds, H100, docs/RESULTS.md). */
-static __device__ __forceinline__ uint32_t bin_of(float x, float lo, float extent, float scale)
+/* The bin of coordinate x (see the top of this file). */
+static __device__ __forceinline__ uint32_t bin_of(float x, float lo, float scale)
 {
     float f = __fmul_rn(__fsub_rn(x, lo), scale);
-    int b = !(f >= 0.0f) ? 0 : (f >= (float)(GPU_BINS - 1) ? GPU_BINS - 1 : (int)f); /* NaN: bin 0 */
-    float below = bin_plane(lo, extent, (uint32_t)b), above = bin_plane(lo, extent, (uint32_t)b + 1);
-    if ((b > 0 && x < below) || (b < GPU_BINS - 1 && x >= above)) return bin_fix(x, lo, extent, b);
-    return (uint32_t)b;
+    return !(f >= 0.0f) ? 0 : (f >= (float)(GPU_BINS - 1) ? GPU_BINS - 1 : (uint32_t)f); /* NaN: bin 0 */
+}
+
+/* A float's bits as an unsigned key with the same order, and back. */
+static __device__ __forceinline__ uint32_t float_order(float f)
+{
+    uint32_t u = __float_as_uint(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+static __device__ __forceinline__ float order_float(uint32_t key)
+{
+    return __uint_as_float((key & 0x80000000u) ? (key & 0x7fffffffu) : ~key);
+}
+
+/* threshold(k), 1 <= k < GPU_BINS, for the box [lo, hi] with scale =
+ * GPU_BINS / (hi - lo): the least float x with bin_of(x) >= k, by
+ * bisection over the floats between lo (bin 0) and hi (the last bin),
+ * at most 32 steps.  Not plane(k) stepped by one float: where x - lo is
+ * rounded to a coarser grid than x (x near 0, lo far from it) the two lie
+ * hundreds of floats apart.  Once per binned split, the same in every
+ * lane.  NaN when threshold(k) is hi itself (no split there). */
+static __device__ float bin_threshold(uint32_t k, float lo, float hi, float scale)
+{
+    uint32_t below = float_order(lo), at = float_order(hi); /* bin_of(below) < k <= bin_of(at) */
+    while (at - below > 1) {
+        uint32_t mid = below + (at - below) / 2;
+        if (bin_of(order_float(mid), lo, scale) >= k) at = mid;
+        else below = mid;
+    }
+    return at == float_order(hi) ? NAN : order_float(at);
 }
 
 static __device__ __forceinline__ uint32_t warp_exclusive_scan(uint32_t v)
@@ -80,13 +99,6 @@ static __device__ __forceinline__ uint32_t warp_exclusive_scan(uint32_t v)
         if (lane >= d) sum += o;
     }
     return sum - v;
-}
-
-/* A float's bits as an unsigned key with the same order. */
-static __device__ __forceinline__ uint32_t float_order(float f)
-{
-    uint32_t u = __float_as_uint(f);
-    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
 /* Orders candidates: axis, then position, then left before right. */
@@ -194,7 +206,13 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
             }
         }
     }
-    return warp_best(best, best_key);
+    best = warp_best(best, best_key);
+    if (best.axis >= 0) { /* the chosen plane splits at its threshold */
+        float alo = pick3(lo, best.axis), ahi = pick3(hi, best.axis), extent = ahi - alo;
+        best.pos = bin_threshold(best.k, alo, ahi, __fdiv_rn((float)GPU_BINS, extent));
+        if (!(best.pos > alo && best.pos < ahi)) best = no_split(0);
+    }
+    return best;
 }
 
 /* Costs plane p on axis a (alo, ahi: the node's box on a) with nl, nr and
@@ -332,11 +350,10 @@ static __device__ __forceinline__ uint32_t exact_sides(const split_decision *d, 
     return left | right << 1;
 }
 
-static __device__ __forceinline__ uint32_t binned_sides(uint32_t k, float tlo, float thi, float lo, float extent,
-                                                        float scale)
+static __device__ __forceinline__ uint32_t binned_sides(uint32_t k, float tlo, float thi, float lo, float scale)
 {
-    uint32_t left = bin_of(tlo, lo, extent, scale) < k;
-    uint32_t right = bin_of(thi, lo, extent, scale) >= k;
+    uint32_t left = bin_of(tlo, lo, scale) < k;
+    uint32_t right = bin_of(thi, lo, scale) >= k;
     return left | right << 1;
 }
 
