@@ -328,8 +328,10 @@ Test(gpu_build, pool_too_small, .timeout = 300)
  * clean build's requests and, if its tree is valid (the caller checks a
  * wrapped pool's tree), the clean tree (its statistics are the warm-up
  * build's, its tree the last timed build's); else it fails naming the
- * wrap.  Until the builds were compared, one run in a few reported the
- * requests of a corrupted warm-up build beside a clean tree. */
+ * cause: the wrap (two builds differ) or, when a kernel's own check read
+ * an overwritten array, the reused live arrays.  Until the builds were
+ * compared, one run in a few reported the requests of a corrupted warm-up
+ * build beside a clean tree. */
 Test(gpu_build, wrapped_pool_reports_no_other_workload, .timeout = 300)
 {
     require_gpu();
@@ -346,7 +348,7 @@ Test(gpu_build, wrapped_pool_reports_no_other_workload, .timeout = 300)
         gpu_tree t;
         gpu_build_stats st;
         if (gpu_build(&clean.g, &o, &t, &st, err, sizeof err)) {
-            cr_assert(strstr(err, "wrapped around its pool"), "run %d: %s", i, err);
+            cr_assert(strstr(err, "wrapped around its pool") || strstr(err, "reused live arrays"), "run %d: %s", i, err);
             continue;
         }
         cr_assert(st.pool_wrapped, "a pool of 20x the root array must wrap on Sponza");
