@@ -8,7 +8,7 @@
  *
  *   as the builder      the loop of bin_range, loads pipelined two steps deep
  *   planes checked      each bin checked against its two planes and mended,
- *                       as the builder did until 56ca177
+ *                       as the builder did before 9e6ba52
  *   no bin atomics      the bins summed into a register instead
  *   boxes computed      each box computed from its index instead of loaded
  *   loads only          the references and boxes loaded, nothing binned
@@ -73,7 +73,7 @@ static __device__ __forceinline__ void box_of(const bench_params *p, int mode, u
 
 /* The bin of x checked against the planes lo + extent * b / GPU_BINS
  * below and above it, and mended when rounding put it next door: the
- * builder's bin_of until 56ca177. */
+ * builder's bin_of before 9e6ba52. */
 static __device__ __forceinline__ uint32_t bin_checked(float x, float lo, float extent, float scale)
 {
     int b = (int)bin_of(x, lo, scale);

@@ -15,7 +15,7 @@
  * plane goes to both sides; see docs/builder.md.)  The candidates are
  * costed at plane(k) = lo + extent * k / GPU_BINS, next to threshold(k),
  * which is found only for the chosen one (bin_threshold): checking each
- * reference's bin against the planes instead (until 56ca177) was 37% of a
+ * reference's bin against the planes instead (before 9e6ba52) was 37% of a
  * big node's binning (bench/binbench.cu).
  *
  * Exact splits (nodes of at most EXACT_MAX = 64 references, two per lane)
@@ -79,7 +79,9 @@ static __device__ __forceinline__ float order_float(uint32_t key)
  * at most 32 steps.  Not plane(k) stepped by one float: where x - lo is
  * rounded to a coarser grid than x (x near 0, lo far from it) the two lie
  * hundreds of floats apart.  Once per binned split, the same in every
- * lane.  NaN when threshold(k) is hi itself (no split there). */
+ * lane.  NaN when threshold(k) is hi itself (no split there: on an axis
+ * less than GPU_BINS floats wide the top planes have no float in their
+ * bins, and binned_split then makes the node a leaf). */
 static __device__ float bin_threshold(uint32_t k, float lo, float hi, float scale)
 {
     uint32_t below = float_order(lo), at = float_order(hi); /* bin_of(below) < k <= bin_of(at) */
@@ -109,8 +111,8 @@ static __device__ __forceinline__ uint64_t candidate_key(int axis, float pos, in
 
 /* Every lane ends with the cheapest decision of the warp: the least
  * (cost, key) is found first, then the lowest lane holding it gives the
- * rest of its decision (lanes with equal cost and key hold the same plane,
- * hence the same counts). */
+ * rest of its decision (plane, counts, position: one lane's, so they agree
+ * even where two binned planes share a position but not a threshold). */
 static __device__ __forceinline__ split_decision warp_best(split_decision d, uint64_t key)
 {
     float cost = d.cost;
