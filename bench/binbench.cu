@@ -6,14 +6,15 @@
  * synthetic, spatially coherent scene (a strip of small triangles in file
  * order, as OBJ files store them), with one part taken away at a time:
  *
- *   as the builder      the loop of bin_range, loads pipelined two steps deep
+ *   as the builder      the loop of bin_range, loads pipelined two steps
+ *                       deep, the three axes unrolled
  *   planes checked      each bin checked against its two planes and mended,
  *                       as the builder did before 9e6ba52
  *   no bin atomics      the bins summed into a register instead
  *   boxes computed      each box computed from its index instead of loaded
  *   loads only          the references and boxes loaded, nothing binned
- *   axes unrolled       the three axes side by side (the builder keeps them
- *                       rolled: the kernel's code must stay small)
+ *   axes rolled         one axis at a time, picked with selects, as the
+ *                       builder did before the seventh round
  *
  * Each warp times its chunks with clock64 on a second pass over the scene
  * (the first warms the caches), with 1 warp an SM (as during the big-node
@@ -31,9 +32,9 @@
 #define WARPS_PER_BLOCK 8
 #define N_REFS 66560 /* Sponza's size: 520 chunks */
 
-enum { AS_BUILDER, PLANES_CHECKED, NO_ATOMICS, BOXES_COMPUTED, LOADS_ONLY, AXES_UNROLLED, N_MODES };
+enum { AS_BUILDER, PLANES_CHECKED, NO_ATOMICS, BOXES_COMPUTED, LOADS_ONLY, AXES_ROLLED, N_MODES };
 static const char *mode_name[N_MODES] = {"as the builder", "planes checked", "no bin atomics", "boxes computed",
-                                         "loads only",     "axes unrolled"};
+                                         "loads only",     "axes rolled"};
 
 static void die(const char *what, cudaError_t e)
 {
@@ -104,23 +105,24 @@ static __device__ __forceinline__ uint32_t bin_chunk(const bench_params *p, cons
         if (i + 64 < end && load_refs) ahead = __ldcg(&p->refs[i + 64]);
         if (mode == LOADS_ONLY) {
             sum += __float_as_uint(tlo[0]) ^ __float_as_uint(thi[1]) ^ __float_as_uint(tlo[2]);
-        } else if (mode == AXES_UNROLLED) {
-#pragma unroll
-            for (int a = 0; a < 3; a++) {
-                atomicAdd(&bins[0][a][bin_of(tlo[a], p->lo[a], p->scale[a])], 1u);
-                atomicAdd(&bins[1][a][bin_of(thi[a], p->lo[a], p->scale[a])], 1u);
-            }
-        } else {
+        } else if (mode == AXES_ROLLED) {
 #pragma unroll 1
             for (int a = 0; a < 3; a++) {
                 float alo = pick3(p->lo, a), ext = pick3(p->extent, a), sc = pick3(p->scale, a);
+                if (!(ext > 0.0f)) continue;
+                atomicAdd(&bins[0][a][bin_of(pick3(tlo, a), alo, sc)], 1u);
+                atomicAdd(&bins[1][a][bin_of(pick3(thi, a), alo, sc)], 1u);
+            }
+        } else {
+#pragma unroll
+            for (int a = 0; a < 3; a++) {
                 uint32_t b0, b1;
                 if (mode == PLANES_CHECKED) {
-                    b0 = bin_checked(pick3(tlo, a), alo, ext, sc);
-                    b1 = bin_checked(pick3(thi, a), alo, ext, sc);
+                    b0 = bin_checked(tlo[a], p->lo[a], p->extent[a], p->scale[a]);
+                    b1 = bin_checked(thi[a], p->lo[a], p->extent[a], p->scale[a]);
                 } else {
-                    b0 = bin_of(pick3(tlo, a), alo, sc);
-                    b1 = bin_of(pick3(thi, a), alo, sc);
+                    b0 = bin_of(tlo[a], p->lo[a], p->scale[a]);
+                    b1 = bin_of(thi[a], p->lo[a], p->scale[a]);
                 }
                 if (mode == NO_ATOMICS) {
                     sum += b0 * 3u + b1;
@@ -166,11 +168,11 @@ __global__ void bench_planes_checked(const __grid_constant__ bench_params p) { b
 __global__ void bench_no_atomics(const __grid_constant__ bench_params p) { bench_warps(&p, NO_ATOMICS); }
 __global__ void bench_boxes_computed(const __grid_constant__ bench_params p) { bench_warps(&p, BOXES_COMPUTED); }
 __global__ void bench_loads_only(const __grid_constant__ bench_params p) { bench_warps(&p, LOADS_ONLY); }
-__global__ void bench_axes_unrolled(const __grid_constant__ bench_params p) { bench_warps(&p, AXES_UNROLLED); }
+__global__ void bench_axes_rolled(const __grid_constant__ bench_params p) { bench_warps(&p, AXES_ROLLED); }
 
 typedef void (*bench_kernel)(const bench_params);
 static const bench_kernel kernels[N_MODES] = {bench_as_builder,     bench_planes_checked, bench_no_atomics,
-                                              bench_boxes_computed, bench_loads_only,     bench_axes_unrolled};
+                                              bench_boxes_computed, bench_loads_only,     bench_axes_rolled};
 
 int main(void)
 {

@@ -79,15 +79,17 @@ static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
 }
 
 /* Zeroes the warp's shared bins and bins references [begin, end) of a
- * node into them.  The loads are pipelined (the loop is not unrolled: the
- * kernel's code must stay small, see docs/builder.md): while a step is
- * binned, the next step's box and the reference of the step after it are
- * on their way, so neither of the two dependent round trips (reference,
- * then box) is waited for in the loop; the first ones are issued before
- * the bins are zeroed.  The loads of big nodes' chunks are on the build's
- * critical path. */
+ * node into them.  The loads are pipelined (the loop over steps is not
+ * unrolled: the kernel's code must stay small, see docs/builder.md): while
+ * a step is binned, the next step's box and the reference of the step
+ * after it are on their way, so neither of the two dependent round trips
+ * (reference, then box) is waited for in the loop; the first ones are
+ * issued before the bins are zeroed.  The loads of big nodes' chunks are
+ * on the build's critical path.  The three axes are unrolled: since a bin
+ * is one rounded estimate (9e6ba52) that is six short copies, and every
+ * build gained 1.5-3% (H100, docs/RESULTS.md, seventh round). */
 static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t begin, uint32_t end, const float lo[3],
-                                 const float extent[3], const float scale[3])
+                                 const float scale[3])
 {
     float tlo[3], thi[3], nlo[3], nhi[3];
     uint32_t i = begin + c->lane, ahead = 0;
@@ -102,12 +104,10 @@ static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t beg
         }
         if (i + 32 < end) load_box(c->p, ahead, nlo, nhi);
         if (i + 64 < end) ahead = __ldcg(&refs[i + 64]);
-#pragma unroll 1
-        for (int a = 0; a < 3; a++) {
-            float alo = pick3(lo, a), ext = pick3(extent, a), sc = pick3(scale, a);
-            if (!(ext > 0.0f)) continue;
-            atomicAdd(&c->sm->bins[0][a][bin_of(pick3(tlo, a), alo, sc)], 1u);
-            atomicAdd(&c->sm->bins[1][a][bin_of(pick3(thi, a), alo, sc)], 1u);
+#pragma unroll
+        for (int a = 0; a < 3; a++) { /* an axis without extent has scale 0: bin 0, never costed */
+            atomicAdd(&c->sm->bins[0][a][bin_of(tlo[a], lo[a], scale[a])], 1u);
+            atomicAdd(&c->sm->bins[1][a][bin_of(thi[a], lo[a], scale[a])], 1u);
         }
     }
     __syncwarp();
@@ -204,7 +204,7 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     bin_scales(extent, scale);
     uint32_t begin = chunk * p->chunk, end = min(t.n, begin + p->chunk);
     PROBE_MARK(c, PROBE_BIN_SETUP);
-    bin_range(c, t.refs, begin, end, t.lo, extent, scale);
+    bin_range(c, t.refs, begin, end, t.lo, scale);
     PROBE_MARK(c, PROBE_BIN_BINNING);
     /* Merged into the slot's bins, only the bins this chunk touched: lane
      * l takes words l, l + 32, ..., so that each atomic instruction of the
@@ -228,7 +228,7 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
     for (int j = 0; j < BIN_VECS_PER_LANE; j++)
         ((uint4 *)mine)[c->lane + 32 * j] = __ldcg(&((const uint4 *)shared)[c->lane + 32 * j]);
     __syncwarp();
-    split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, inv_area);
+    split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, scale, inv_area);
     if (!may_split(p, &t, inv_area) || d.axis < 0 || !(d.cost < kdtree_leaf_cost(t.n))) {
         warp_make_leaf(c, &t, 0, 0, 0);
         if (c->lane == 0) lane0_release_slot(c, id);

@@ -30,14 +30,17 @@
 #define CHUNK_SHARE 2048
 #endif
 /* A node of more than build_params.big_node references is split by many
- * warps: BIG_CHUNKS chunks' worth, at least BIG_NODE_MIN, so 1024 for
- * chunks of 128 or 256 and 2048 for chunks of 512.  A big node costs a
+ * warps: BIG_CHUNKS chunks' worth, at least BIG_NODE_MIN, so 512 for
+ * chunks of 128, 1024 for 256 and 2048 for 512.  A big node costs a
  * slot, two phases and their hand-overs whatever its size, and a large
  * scene has many just above the threshold: with 1024 and chunks of 512,
  * claiming slots alone took 15% of all warp cycles of the 10M-triangle
- * build (H100, docs/RESULTS.md), and 2048 builds it 40% faster. */
+ * build (H100, docs/RESULTS.md), and 2048 builds it 40% faster.  With
+ * chunks of 128 (scenes below 256K triangles), 512 builds the Teapot 5%
+ * faster than 1024 and the others alike; two chunks' worth (256) is
+ * slower (H100, docs/RESULTS.md, seventh round). */
 #ifndef BIG_NODE_MIN /* (-D) */
-#define BIG_NODE_MIN 1024
+#define BIG_NODE_MIN 512
 #endif
 #define BIG_CHUNKS 4
 #define OUT_BATCH 1024   /* leaf references a warp reserves at once */

@@ -98,8 +98,8 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
             PROBE_EXACT(c, t->n);
         } else {
             bin_scales(extent, scale);
-            bin_range(c, t->refs, 0, t->n, t->lo, extent, scale);
-            d = binned_split(c->sm->bins, t->n, t->lo, t->hi, inv_area);
+            bin_range(c, t->refs, 0, t->n, t->lo, scale);
+            d = binned_split(c->sm->bins, t->n, t->lo, t->hi, scale, inv_area);
         }
     }
     if (d.axis < 0 || !(d.cost < kdtree_leaf_cost(t->n))) {

@@ -79,9 +79,9 @@ static __device__ __forceinline__ float order_float(uint32_t key)
  * at most 32 steps.  Not plane(k) stepped by one float: where x - lo is
  * rounded to a coarser grid than x (x near 0, lo far from it) the two lie
  * hundreds of floats apart.  Once per binned split, the same in every
- * lane.  NaN when threshold(k) is hi itself (no split there: on an axis
+ * lane.  NaN when threshold(k) is hi itself (no split there): on an axis
  * less than GPU_BINS floats wide the top planes have no float in their
- * bins, and binned_split then makes the node a leaf). */
+ * bins, and binned_split never chooses them (k_max). */
 static __device__ float bin_threshold(uint32_t k, float lo, float hi, float scale)
 {
     uint32_t below = float_order(lo), at = float_order(hi); /* bin_of(below) < k <= bin_of(at) */
@@ -169,7 +169,7 @@ static __device__ __forceinline__ split_decision no_split(int exact)
  * each [3][GPU_BINS]); n references in the node.  Lane l evaluates the
  * planes above its bins 4l .. 4l+3. */
 static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS], uint32_t n, const float lo[3],
-                                              const float hi[3], float inv_area)
+                                              const float hi[3], const float scale[3], float inv_area)
 {
     uint32_t lane = threadIdx.x & 31u;
     split_decision best = no_split(0);
@@ -185,14 +185,19 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
         }
         uint32_t run_lo = warp_exclusive_scan(sum_lo), run_hi = warp_exclusive_scan(sum_hi);
         if (!(extent > 0.0f)) continue;
+        /* Planes above k_max have no float below hi in their bins
+         * (threshold(k) would be hi itself): on an axis less than GPU_BINS
+         * floats wide they are skipped, so that a cheaper plane of another
+         * axis, not the leaf, wins.  (The float below hi by order key; below
+         * +0 that is -0, which bins as +0, so k_max only errs low there.) */
+        uint32_t k_max = bin_of(order_float(float_order(ahi) - 1), alo, pick3(scale, a));
 #pragma unroll 1
         for (int i = 0; i < BINS_PER_LANE; i++) {
             run_lo += lo_bins[i]; /* tri_lo in bins < k */
             run_hi += hi_bins[i]; /* tri_hi in bins < k */
             uint32_t k = lane * BINS_PER_LANE + (uint32_t)i + 1; /* plane above bin k-1 */
-            if (k >= GPU_BINS) continue;
             float p = bin_plane(alo, extent, k);
-            if (!(p > alo && p < ahi)) continue;
+            if (k > k_max || !(p > alo && p < ahi)) continue;
             uint32_t nl = run_lo, nr = n - run_hi;
             float cost = kdtree_split_cost(child_area(lo, hi, a, alo, p) * inv_area,
                                            child_area(lo, hi, a, p, ahi) * inv_area, nl, nr);
@@ -210,8 +215,8 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
     }
     best = warp_best(best, best_key);
     if (best.axis >= 0) { /* the chosen plane splits at its threshold */
-        float alo = pick3(lo, best.axis), ahi = pick3(hi, best.axis), extent = ahi - alo;
-        best.pos = bin_threshold(best.k, alo, ahi, __fdiv_rn((float)GPU_BINS, extent));
+        float alo = pick3(lo, best.axis), ahi = pick3(hi, best.axis);
+        best.pos = bin_threshold(best.k, alo, ahi, pick3(scale, best.axis));
         if (!(best.pos > alo && best.pos < ahi)) best = no_split(0);
     }
     return best;

@@ -226,6 +226,76 @@ Test(gpu_build, buddha, .timeout = 300) { check_shared("buddha_100k.obj.gz"); }
 Test(gpu_build, conference, .timeout = 300) { check_shared("conference.obj.gz"); }
 Test(gpu_build, dragon, .timeout = 300) { check_shared("dragon.obj.gz"); }
 
+/* A box less than 128 floats wide on one axis: x spans 100 floats near
+ * 2^20 (lo + 12.5).  Of 100 triangles, 50 lie in the plane x = hi and 50
+ * reach from lo to the float below hi.  The cheapest of the root's binned
+ * planes is the top one on x (it would separate the two halves), but no
+ * float below hi falls in its bin, so it cannot be made.  Unless
+ * binned_split skips such planes (k_max), the build keeps all 100
+ * triangles in one leaf, though x planes a bin lower beat the leaf's cost
+ * (1692 against 2000).  The root must split, and the tree must be valid
+ * and hit like brute force. */
+static void narrow_axis_scene(scene *s)
+{
+    const float x0 = 1048576.0f, ulp = 0.125f, hi = x0 + 100 * ulp, below = x0 + 99 * ulp;
+    memset(s, 0, sizeof *s);
+    s->n_triangles = 100;
+    s->n_vertices = 300;
+    s->positions = malloc(sizeof(float) * 3 * s->n_vertices);
+    s->triangles = malloc(sizeof(uint32_t) * 3 * s->n_triangles);
+    cr_assert(s->positions && s->triangles);
+    for (uint32_t i = 0; i < 100; i++) {
+        float *v = &s->positions[9 * i];
+        if (i < 50) { /* in the plane x = hi, short in y, across z */
+            float y = 0.25f * (float)i;
+            float tri[9] = {hi, y, 0.0f, hi, y + 0.1f, 0.0f, hi, y, 12.5f};
+            memcpy(v, tri, sizeof tri);
+        } else { /* from lo to the float below hi */
+            float y = 0.125f * (float)(i - 50);
+            float tri[9] = {x0, y, 0.0f, below, y, 0.0f, x0, y + 6.0f, 12.5f};
+            memcpy(v, tri, sizeof tri);
+        }
+        for (uint32_t k = 0; k < 3; k++) s->triangles[3 * i + k] = 3 * i + k;
+    }
+    for (int a = 0; a < 3; a++) {
+        s->lo[a] = INFINITY;
+        s->hi[a] = -INFINITY;
+    }
+    for (uint32_t j = 0; j < s->n_vertices; j++)
+        for (int a = 0; a < 3; a++) {
+            s->lo[a] = fminf(s->lo[a], s->positions[3 * j + a]);
+            s->hi[a] = fmaxf(s->hi[a], s->positions[3 * j + a]);
+        }
+    cr_assert_eq(s->hi[0], hi);
+}
+
+Test(gpu_build, narrow_axis_splits, .timeout = 300)
+{
+    require_gpu();
+    scene s;
+    narrow_axis_scene(&s);
+    gpu_build_options o = default_options();
+    built b;
+    build_on_gpu(&s, &o, &b);
+    cr_assert_eq(kdtree_check(&b.host, &s, err, sizeof err), 0, "%s", err);
+    kdtree_stats ks;
+    kdtree_compute_stats(&b.host, s.n_triangles, &ks);
+    kdtree cpu;
+    kdtree_stats cpu_st;
+    cr_assert_eq(kdtree_build_cpu(&s, &cpu, &cpu_st, err, sizeof err), 0, "%s", err);
+    kdtree_free(&cpu);
+    cr_log_info("narrow axis (%s): %u nodes, SAH GPU %.1f, CPU %.1f, one leaf %.1f", kda_allocator_name(), ks.n_nodes,
+                ks.sah_cost, cpu_st.sah_cost, (double)kdtree_leaf_cost(s.n_triangles));
+    cr_assert_gt(ks.n_nodes, 1, "the root of 100 triangles was kept as a leaf");
+    cr_assert_lt(ks.sah_cost, kdtree_leaf_cost(s.n_triangles), "SAH %.1f", ks.sah_cost);
+    camera c = random_camera(&s, 3);
+    validation v;
+    cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &c, 4000, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(v.mismatches, 0, "%s", v.first);
+    free_built(&b);
+    scene_free(&s);
+}
+
 /* Twenty builds of one scene: every one valid, all of the same structure
  * (the split choices do not depend on timing; only the order of references
  * inside leaves may). */
