@@ -165,13 +165,16 @@ __global__ void reset_rings(build_params p)
 }
 
 /* Lane 0 allocates the root's array (the pool's first allocation) and
- * pushes the root task; fill_root then writes 0 .. N-1 into it. */
-__global__ void root_setup(build_params p, float3 lo, float3 hi)
+ * pushes the root task; fill_root then writes 0 .. N-1 into it.  stats:
+ * the warm-up build, whose kernel counts the live bytes: the root's array
+ * counts in them too, as its node's free takes it off again. */
+__global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
 {
     __shared__ warp_smem sm; /* lane0_alloc records its time, lane0_count_array the array there */
     warp_ctx c;
     memset(&c, 0, sizeof c);
     c.p = &p;
+    c.stats = stats;
     c.sm = &sm;
     c.lane = threadIdx.x & 31u;
     if (c.lane != 0) return;
@@ -477,7 +480,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
     for (int has_root = 0;;) {
         if (!has_root) { /* the first launch, or a pool too small for the root's array */
             root_setup<<<1, 32>>>(p, make_float3(g->lo[0], g->lo[1], g->lo[2]),
-                                  make_float3(g->hi[0], g->hi[1], g->hi[2]));
+                                  make_float3(g->hi[0], g->hi[1], g->hi[2]), collect_stats);
             CHECK(cudaGetLastError(), "launching root_setup");
             fill_root<<<fill_blocks, 256>>>(b->state, n);
             CHECK(cudaGetLastError(), "launching fill_root");

@@ -162,6 +162,14 @@ static void check_scene(const scene *s, const char *name, double pool_factor)
                 100.0 * (gpu_st.sah_cost / cpu_st.sah_cost - 1.0), gpu_st.refs_per_triangle,
                 (unsigned long long)b.st.n_alloc, b.st.tree.build_ms);
     kdtree_free(&cpu);
+    /* The most bytes live at once lies between the root's array and all
+     * requests together (a build that counted the root's free but not its
+     * allocation reported 2^64 - 4 bytes). */
+    double requested = (double)b.st.n_alloc * b.st.alloc_mean;
+    cr_assert_geq(b.st.peak_pool_bytes, 4ull * s->n_triangles, "%s: peak %llu bytes", name,
+                  (unsigned long long)b.st.peak_pool_bytes);
+    cr_assert_leq((double)b.st.peak_pool_bytes, requested * (1.0 + 1e-9), "%s: peak %llu bytes of %.0f requested", name,
+                  (unsigned long long)b.st.peak_pool_bytes, requested);
 
     for (uint32_t view = 0; view < 3; view++) {
         camera c = random_camera(s, view + 1);
