@@ -11,17 +11,8 @@
 
 #include "alloc.h"
 
-static inline void bench_die(const char *what, cudaError_t e)
-{
-    fprintf(stderr, "kdalloc-allocbench: %s: %s\n", what, cudaGetErrorString(e));
-    exit(1);
-}
-
-#define CUDA(call, what)                              \
-    do {                                              \
-        cudaError_t e_ = (call);                      \
-        if (e_ != cudaSuccess) bench_die((what), e_); \
-    } while (0)
+#define BENCH_PROGRAM "kdalloc-allocbench"
+#include "cuda_die.cuh"
 
 static __device__ __forceinline__ uint32_t bench_hash32(uint32_t x)
 {

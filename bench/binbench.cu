@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define BENCH_PROGRAM "kdalloc-binbench"
+#include "cuda_die.cuh"
 #include "gpu_sah.cuh"
 
 #define CHUNK 128
@@ -36,16 +38,6 @@ enum { AS_BUILDER, PLANES_CHECKED, NO_ATOMICS, BOXES_COMPUTED, LOADS_ONLY, AXES_
 static const char *mode_name[N_MODES] = {"as the builder", "planes checked", "no bin atomics", "boxes computed",
                                          "loads only",     "axes rolled"};
 
-static void die(const char *what, cudaError_t e)
-{
-    fprintf(stderr, "kdalloc-binbench: %s: %s\n", what, cudaGetErrorString(e));
-    exit(1);
-}
-#define CUDA(call, what)                          \
-    do {                                          \
-        cudaError_t e_ = (call);                  \
-        if (e_ != cudaSuccess) die((what), e_);   \
-    } while (0)
 
 typedef struct bench_params {
     const float4 *box_lo, *box_hi;

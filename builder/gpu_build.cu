@@ -687,21 +687,19 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     }
 
     /* The grid: as many blocks as stay resident at once. */
-    int device = 0, sms = 0, per_sm = 0;
+    int device = 0, sms = 0, per_sm = 0, stats_per_sm = 0; /* stats: the warm-up build kernel's */
     cudaFuncAttributes attr;
     CHECK(cudaGetDevice(&device), "cudaGetDevice");
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
     shape.kernel = pool.limit_bytes ? build_kernel_parking : build_kernel; /* as make_params's can_park */
     shape.stats_kernel = pool.limit_bytes ? build_kernel_parking_stats : build_kernel_stats;
     CHECK(cudaFuncGetAttributes(&attr, shape.kernel), "reading the build kernel's attributes");
+    /* every block must be resident in both kernels (persistent warps) */
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shape.kernel, WARPS_PER_BLOCK * 32, 0),
           "computing the build kernel's occupancy");
-    { /* every block must be resident in both kernels (persistent warps) */
-        int stats_per_sm = 0;
-        CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&stats_per_sm, shape.stats_kernel, WARPS_PER_BLOCK * 32, 0),
-              "computing the build kernel's occupancy");
-        if (stats_per_sm < per_sm) per_sm = stats_per_sm;
-    }
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&stats_per_sm, shape.stats_kernel, WARPS_PER_BLOCK * 32, 0),
+          "computing the warm-up build kernel's occupancy");
+    if (stats_per_sm < per_sm) per_sm = stats_per_sm;
     shape.threads = WARPS_PER_BLOCK * 32;
     shape.blocks = (uint32_t)(per_sm > 0 ? per_sm : 1) * (uint32_t)sms;
     b.warps = shape.blocks * WARPS_PER_BLOCK;

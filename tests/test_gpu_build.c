@@ -265,15 +265,7 @@ static void narrow_axis_scene(scene *s)
         }
         for (uint32_t k = 0; k < 3; k++) s->triangles[3 * i + k] = 3 * i + k;
     }
-    for (int a = 0; a < 3; a++) {
-        s->lo[a] = INFINITY;
-        s->hi[a] = -INFINITY;
-    }
-    for (uint32_t j = 0; j < s->n_vertices; j++)
-        for (int a = 0; a < 3; a++) {
-            s->lo[a] = fminf(s->lo[a], s->positions[3 * j + a]);
-            s->hi[a] = fmaxf(s->hi[a], s->positions[3 * j + a]);
-        }
+    scene_update_bounds(s);
     cr_assert_eq(s->hi[0], hi);
 }
 
