@@ -22,54 +22,91 @@ static __device__ __forceinline__ void zero_bins(uint32_t *bins, uint32_t lane)
     for (int j = 0; j < BIN_VECS_PER_LANE; j++) b[lane + 32 * j] = make_uint4(0, 0, 0, 0);
 }
 
-/* Moves a node into a slot and pushes its BIN chunks; 0 when no slot is
- * free (the node is then split by one warp).  A parking build spills the
- * node instead (1: it is taken care of).  The slot is the warp's spare one
- * if it holds one (a big parent's, whose chunks are all done): taking it
- * saves the round trips of releasing it to the ring and claiming one from
- * it, which lie on the critical path of every big-node level. */
-static __device__ int warp_start_big(warp_ctx *c, const task *t)
+/* ---- big-node slots ----
+ * The free slots are the bits of a bitmap (state.slot_free).  Lane 0
+ * claims one by reading a word and clearing a free bit of it with
+ * atomicAnd: two round trips, unless the bit went to another warp first
+ * or the word is full.  A slot is given back with one atomicOr, which
+ * nobody waits for.  (A ring of free slot ids cost four round trips to
+ * claim one and three to give it back, on the critical path of every
+ * big-node level.)  Warps start at different words, by their place in
+ * the grid, so that those claiming at once seldom meet. */
+
+#if SLOTS % 32
+#error "SLOTS: a multiple of 32"
+#endif
+
+/* A free slot, or NO_SLOT when none is (lane 0). */
+static __device__ uint32_t lane0_claim_slot(const build_params *p)
 {
-    const build_params *p = c->p;
-    if (warp_parked(c)) {
-        if (c->lane == 0) lane0_spill(c, t);
-        __syncwarp();
-        return 1;
-    }
-    uint32_t id = NO_SLOT;
-    if (c->lane == 0) {
-        id = c->sm->spare_slot;
-        if (id != NO_SLOT) {
-            c->sm->spare_slot = NO_SLOT;
-        } else {
-            uint32_t pos = ring_claim(&p->slot_ring);
-            if (pos != UINT32_MAX) {
-                id = __ldcg(&p->slot_ids[pos & (p->slot_ring.capacity - 1)]);
-                ring_release(&p->slot_ring, pos);
-            }
+    uint32_t *bits = p->state->slot_free;
+    uint32_t w = (blockIdx.x * WARPS_PER_BLOCK + threadIdx.x / 32u) % SLOT_WORDS;
+    for (uint32_t looks = 0, full = 0; full < SLOT_WORDS && looks < 4 * SLOT_WORDS; looks++) {
+        uint32_t word = ld_relaxed_u32(&bits[w]);
+        if (!word) { /* full: the next word */
+            w = (w + 1) % SLOT_WORDS;
+            full++;
+            continue;
         }
+        uint32_t bit = (uint32_t)__ffs(word) - 1u;
+        if (atomicAnd(&bits[w], ~(1u << bit)) & (1u << bit)) return 32u * w + bit;
     }
-    id = broadcast(id);
-    if (id == NO_SLOT) return 0;
-    big_slot *s = &p->slots[id];
+    return NO_SLOT; /* every slot in use: one warp splits the node */
+}
+
+/* Gives slot `id` back; its warp's lanes are done with it (after a
+ * __syncwarp). */
+static __device__ void lane0_release_slot(const build_params *p, uint32_t id)
+{
+    __threadfence(); /* the slot's reads and writes, before another node has it */
+    atomicOr(&p->state->slot_free[id / 32u], 1u << (id % 32u));
+}
+
+/* Puts big node t into slot `id` (its bins zeroed) for its BIN phase; the
+ * number of its chunks. */
+static __device__ uint32_t warp_fill_slot(warp_ctx *c, uint32_t id, const task *t)
+{
+    big_slot *s = &c->p->slots[id];
     zero_bins(&s->bins[0][0][0], c->lane);
-    uint32_t n_chunks = (t->n + p->chunk - 1) / p->chunk;
+    uint32_t n_chunks = (t->n + c->p->chunk - 1) / c->p->chunk;
     if (c->lane == 0) {
         s->t = *t;
         s->n_chunks = n_chunks;
         s->done = 0;
     }
-    warp_push_chunks(c, id, PHASE_BIN, n_chunks); /* its fence orders the slot before the chunks */
-    return 1;
+    return n_chunks;
 }
 
-static __device__ void lane0_release_slot(warp_ctx *c, uint32_t id)
+/* A slot for a big node: the warp's spare one if it holds one (a big
+ * parent's, whose chunks are all done: taking it saves claiming one, on
+ * the critical path of every big-node level), else a free one; NO_SLOT
+ * when none is free. */
+static __device__ uint32_t warp_take_slot(warp_ctx *c)
 {
-    const build_params *p = c->p;
-    uint32_t pos = ring_reserve(&p->slot_ring, 1); /* cannot overflow: one cell per slot */
-    if (ring_wait_free(&p->slot_ring, pos, &p->state->error.v)) return;
-    p->slot_ids[pos & (p->slot_ring.capacity - 1)] = id;
-    ring_publish(&p->slot_ring, pos);
+    uint32_t id = NO_SLOT;
+    if (c->lane == 0) {
+        id = c->sm->spare_slot;
+        c->sm->spare_slot = NO_SLOT;
+        if (id == NO_SLOT) id = lane0_claim_slot(c->p);
+    }
+    return broadcast(id);
+}
+
+/* Moves a node into a slot and pushes its BIN chunks; 0 when no slot is
+ * free (the node is then split by one warp).  A parking build spills the
+ * node instead (1: it is taken care of). */
+static __device__ int warp_start_big(warp_ctx *c, const task *t)
+{
+    if (warp_parked(c)) {
+        if (c->lane == 0) lane0_spill(c, t);
+        __syncwarp();
+        return 1;
+    }
+    uint32_t id = warp_take_slot(c);
+    if (id == NO_SLOT) return 0;
+    uint32_t n_chunks = warp_fill_slot(c, id, t);
+    push_chunks(c->p, c->lane, PHASE_BIN, id, n_chunks, NO_SLOT, 0); /* its fence orders the slot before the chunks */
+    return 1;
 }
 
 static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
@@ -154,6 +191,14 @@ static __device__ __forceinline__ task child_task(const task *t, int axis, float
     return ch;
 }
 
+/* Keeps child ch, which no other warp splits: to the global queue while
+ * warps are hungry and it is large, else onto the warp's own stack. */
+static __device__ void warp_keep_child(warp_ctx *c, const task *ch)
+{
+    if (ch->n >= SHARE_MIN && broadcast(c->lane == 0 && lane0_queue_hungry(c))) warp_publish(c, ch);
+    else local_push(c, ch);
+}
+
 /* Writes the inner node and takes its children: empty ones become leaves,
  * big ones go to slots, the rest onto this warp's stack (the larger first,
  * so the smaller is done next and the larger stays to be shared).  pair:
@@ -171,10 +216,42 @@ static __device__ void warp_take_children(warp_ctx *c, const task *t, const spli
         if (ch.n == 0) {
             if (c->lane == 0) c->p->nodes[ch.node] = kdtree_make_leaf(0, 0);
         } else if (ch.n <= c->p->big_node || !warp_start_big(c, &ch)) {
-            if (ch.n >= SHARE_MIN && broadcast(c->lane == 0 && lane0_queue_hungry(c))) warp_publish(c, &ch);
-            else local_push(c, &ch);
+            warp_keep_child(c, &ch);
         }
     }
+}
+
+/* The children of a big node, taken by the warp that finished its last
+ * SCATTER chunk (which holds the node's slot as its spare): two big
+ * children start their BIN phases in one push, one reservation and two
+ * fences, not two of each.  Otherwise, and in the kernels for a growable
+ * pool (whose registers the second slot's bookkeeping would spill), as
+ * warp_take_children. */
+static __device__ void big_take_children(warp_ctx *c, const task *t, const split_decision *d, uint32_t *left,
+                                         uint32_t *right, uint32_t pair)
+{
+    const build_params *p = c->p;
+    if (d->n_left <= p->big_node || d->n_right <= p->big_node || c->can_park) {
+        warp_take_children(c, t, d, left, right, pair);
+        return;
+    }
+    uint32_t first = warp_node_pair(c, pair);
+    if (first == UINT32_MAX) return;
+    if (c->lane == 0) p->nodes[t->node] = kdtree_make_inner((uint32_t)d->axis, d->pos, first);
+    uint32_t id_l = warp_take_slot(c), id_r = warp_take_slot(c), n_l = 0, n_r = 0;
+#pragma unroll 1
+    for (uint32_t s = 0; s < 2; s++) { /* one child's task at a time: two would spill */
+        uint32_t id = s ? id_r : id_l;
+        task ch = child_task(t, d->axis, d->pos, (int)s, s ? right : left, s ? d->n_right : d->n_left, first + s);
+        if (id == NO_SLOT) {
+            warp_keep_child(c, &ch); /* no free slot: one warp splits it */
+        } else {
+            uint32_t n = warp_fill_slot(c, id, &ch);
+            n_l = s ? n_l : n;
+            n_r = s ? n : n_r;
+        }
+    }
+    if (n_l + n_r) push_chunks(p, c->lane, PHASE_BIN, id_l, n_l, id_r, n_r); /* its fence orders the slots first */
 }
 
 /* Counts this warp's chunk as done (its stores fenced first); 1 for the
@@ -229,16 +306,18 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         ((uint4 *)mine)[c->lane + 32 * j] = __ldcg(&((const uint4 *)shared)[c->lane + 32 * j]);
     __syncwarp();
     split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, scale, inv_area);
+    PROBE_MARK(c, PROBE_SPLIT_CHOOSE);
     if (!may_split(p, &t, inv_area) || d.axis < 0 || !(d.cost < kdtree_leaf_cost(t.n))) {
         warp_make_leaf(c, &t, 0, 0, 0);
-        if (c->lane == 0) lane0_release_slot(c, id);
+        if (c->lane == 0) lane0_release_slot(p, id);
         return;
     }
     uint32_t *left, *right;
     if (warp_alloc_children(c, &t, d.n_left, d.n_right, &left, &right)) {
-        if (c->lane == 0) lane0_release_slot(c, id); /* the node was spilled, or the build failed */
+        if (c->lane == 0) lane0_release_slot(p, id); /* the node was spilled, or the build failed */
         return;
     }
+    PROBE_MARK(c, PROBE_SPLIT_ALLOC);
     if (c->lane == 0) {
         s->axis = (uint32_t)d.axis;
         s->k = d.k;
@@ -250,8 +329,9 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         s->right = right;
         s->done = 0;
     }
-    warp_push_chunks(c, id, PHASE_SCATTER, n_chunks); /* its fence orders the slot before the chunks */
+    push_chunks(p, c->lane, PHASE_SCATTER, id, n_chunks, NO_SLOT, 0); /* its fence orders the slot before the chunks */
     PROBE_MARK(c, PROBE_BIN_SPLIT);
+    PROBE_COUNT(c, PROBE_BIG_SPLITS);
 }
 
 /* SCATTER chunk of a big node; the last one finishes the node. */
@@ -334,9 +414,9 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
         lane0_free(c, t.refs, t.n);
         c->sm->spare_slot = id; /* every chunk is done: a big child takes the slot */
     }
-    warp_take_children(c, &t, &d, left, right, pair);
+    big_take_children(c, &t, &d, left, right, pair);
     if (c->lane == 0 && c->sm->spare_slot != NO_SLOT) { /* no child did */
-        lane0_release_slot(c, c->sm->spare_slot);
+        lane0_release_slot(p, c->sm->spare_slot);
         c->sm->spare_slot = NO_SLOT;
     }
     PROBE_MARK(c, PROBE_SCATTER_CHILDREN);

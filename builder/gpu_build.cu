@@ -13,9 +13,6 @@
 #include "gpu_build.h"
 #include "gpu_kernel.cuh"
 
-#ifndef SLOTS /* (-D) */
-#define SLOTS 1024u     /* big nodes in flight at once (a power of two) */
-#endif
 #define MAX_ATTEMPTS 8  /* builds rerun after growing an array */
 
 /* ------------------------------------------------------------------------
@@ -153,15 +150,11 @@ __global__ void triangle_boxes(const float *positions, const uint32_t *triangles
     }
 }
 
-/* Empties the queue and fills the slot pool. */
+/* Empties the queue (the build state, zeroed by the host, frees the slots). */
 __global__ void reset_rings(build_params p)
 {
     uint32_t stride = gridDim.x * blockDim.x;
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.queue.capacity; i += stride) p.queue.seq[i] = i;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.slot_ring.capacity; i += stride) {
-        p.slot_ids[i] = i;
-        p.slot_ring.seq[i] = i + 1; /* published */
-    }
 }
 
 /* Lane 0 allocates the root's array (the pool's first allocation) and
@@ -221,16 +214,11 @@ __global__ void resume_queue(build_params p, uint32_t spilled)
         if (i < spilled) p.cells[i] = p.spill[i];
         p.queue.seq[i] = i < spilled ? i + 1 : i;
     }
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.slot_ring.capacity; i += stride) {
-        p.slot_ids[i] = i;
-        p.slot_ring.seq[i] = i + 1;
-    }
+    for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < SLOT_WORDS; w += stride) p.state->slot_free[w] = ~0u;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         build_state *st = p.state;
         st->q_head.v = 0;
         st->q_tail.v = spilled;
-        st->s_head.v = 0;
-        st->s_tail.v = p.slot_ring.capacity;
         st->pending.v = spilled;
         st->hungry.v = 0;
         st->park.v = 0;
@@ -250,7 +238,6 @@ typedef struct build_buffers {
     uint32_t warps;
     uint32_t *queue_seq;
     big_slot *slots;
-    uint32_t *slot_ids, *slot_seq;
     kdtree_node *nodes;
     uint32_t *refs_out;
     uint32_t queue_capacity, node_capacity, refs_capacity;
@@ -266,8 +253,6 @@ static void free_buffers(build_buffers *b)
     cudaFree(b->out_left);
     cudaFree(b->queue_seq);
     cudaFree(b->slots);
-    cudaFree(b->slot_ids);
-    cudaFree(b->slot_seq);
     cudaFree(b->nodes);
     cudaFree(b->refs_out);
     memset(b, 0, sizeof *b);
@@ -281,8 +266,6 @@ static int alloc_buffers(build_buffers *b, uint32_t n, char *err, size_t errlen)
         CHECK(cudaMalloc(&b->box_hi, (size_t)n * sizeof(float4)), "allocating triangle boxes on the GPU");
         CHECK(cudaMalloc(&b->state, sizeof(build_state)), "allocating the build state");
         CHECK(cudaMalloc(&b->slots, SLOTS * sizeof(big_slot)), "allocating big-node slots");
-        CHECK(cudaMalloc(&b->slot_ids, SLOTS * sizeof(uint32_t)), "allocating big-node slots");
-        CHECK(cudaMalloc(&b->slot_seq, SLOTS * sizeof(uint32_t)), "allocating big-node slots");
         CHECK(cudaMalloc(&b->out_left, (size_t)b->warps * sizeof(uint2)), "allocating the build state");
     }
     if (!b->cells) {
@@ -363,11 +346,6 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     p.queue.head = &b->state->q_head.v;
     p.queue.tail = &b->state->q_tail.v;
     p.slots = b->slots;
-    p.slot_ids = b->slot_ids;
-    p.slot_ring.seq = b->slot_seq;
-    p.slot_ring.capacity = SLOTS;
-    p.slot_ring.head = &b->state->s_head.v;
-    p.slot_ring.tail = &b->state->s_tail.v;
     p.nodes = b->nodes;
     p.node_capacity = b->node_capacity;
     p.refs_out = b->refs_out;
@@ -388,18 +366,19 @@ static double seconds_now(void)
 }
 
 /* Waits for the build kernel (event `done`) while watching its progress:
- * the node count, the queue's and the shared slots' counters.  If none of
- * them moves for `limit_s` seconds, the kernel is stuck: GPU_BUILD_STALLED
- * with the state in err.  The counters are read on a stream of their own
- * that does not wait for the kernel; if that reading fails, or limit_s is
- * not positive (no watchdog), this simply waits for the kernel. */
+ * the node count, tasks pending, the queue's counters and the references
+ * written.  If none of them moves for `limit_s` seconds, the kernel is
+ * stuck: GPU_BUILD_STALLED with the state in err.  The counters are read
+ * on a stream of their own that does not wait for the kernel; if that
+ * reading fails, or limit_s is not positive (no watchdog), this simply
+ * waits for the kernel. */
 static int wait_for_build(cudaEvent_t done, const build_state *dev, double limit_s, int parking, char *err,
                           size_t errlen)
 {
     cudaStream_t watch = NULL;
     if (limit_s <= 0 || cudaStreamCreateWithFlags(&watch, cudaStreamNonBlocking) != cudaSuccess) watch = NULL;
     cudaGetLastError(); /* a failed stream creation is not the build's error */
-    uint32_t key[7] = {0};
+    uint32_t key[5] = {0};
     double moved = seconds_now();
     for (unsigned polls = 1; watch; polls++) {
         cudaError_t e = cudaEventQuery(done);
@@ -416,8 +395,7 @@ static int wait_for_build(cudaEvent_t done, const build_state *dev, double limit
             cudaGetLastError(); /* no watchdog for this build: just wait */
             break;
         }
-        uint32_t k[7] = {now.n_nodes.v, now.pending.v, now.q_head.v, now.q_tail.v, now.s_head.v, now.s_tail.v,
-                         now.refs_out.v};
+        uint32_t k[5] = {now.n_nodes.v, now.pending.v, now.q_head.v, now.q_tail.v, now.refs_out.v};
         if (memcmp(k, key, sizeof k)) {
             memcpy(key, k, sizeof k);
             moved = seconds_now();
@@ -462,7 +440,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
     build_params p = make_params(b, pool, g->n_triangles);
     build_state zero;
     memset(&zero, 0, sizeof zero);
-    zero.s_tail.v = SLOTS;
+    for (uint32_t w = 0; w < SLOT_WORDS; w++) zero.slot_free[w] = ~0u; /* every big-node slot free */
     uint32_t n = g->n_triangles;
     unsigned fill_blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
 
@@ -548,17 +526,21 @@ static void probe_print(const build_state *st)
     const unsigned long long *q = st->probe;
     double bins = q[PROBE_BIN_CHUNKS] ? (double)q[PROBE_BIN_CHUNKS] : 1.0;
     double scatters = q[PROBE_SCATTER_CHUNKS] ? (double)q[PROBE_SCATTER_CHUNKS] : 1.0;
+    double splits = q[PROBE_BIG_SPLITS] ? (double)q[PROBE_BIG_SPLITS] : 1.0;
     fprintf(stderr,
             "probe: %llu BIN chunks, cycles each: set-up %.0f, zeroing the bins and binning %.0f, merging %.0f, "
-            "hand-over %.0f; the split after the last, in all: %.3g\n",
-            q[PROBE_BIN_CHUNKS], q[PROBE_BIN_SETUP] / bins, q[PROBE_BIN_BINNING] / bins,
-            q[PROBE_BIN_MERGE] / bins, q[PROBE_BIN_HANDOVER] / bins, (double)q[PROBE_BIN_SPLIT]);
+            "hand-over %.0f\n", q[PROBE_BIN_CHUNKS], q[PROBE_BIN_SETUP] / bins, q[PROBE_BIN_BINNING] / bins,
+            q[PROBE_BIN_MERGE] / bins, q[PROBE_BIN_HANDOVER] / bins);
+    fprintf(stderr, "probe: after the last BIN chunk of each of %llu big nodes split, cycles each: reading the bins "
+            "and choosing %.0f, allocating %.0f, the slot and pushing the SCATTER chunks %.0f\n",
+            q[PROBE_BIG_SPLITS], q[PROBE_SPLIT_CHOOSE] / splits, q[PROBE_SPLIT_ALLOC] / splits,
+            q[PROBE_BIN_SPLIT] / splits);
     fprintf(stderr,
             "probe: %llu SCATTER chunks, cycles each: set-up %.0f, classifying %.0f, reserving %.0f, writing %.0f, "
-            "hand-over %.0f; taking the children after the last, in all: %.3g\n",
+            "hand-over %.0f; taking the children after the last, each: %.0f\n",
             q[PROBE_SCATTER_CHUNKS], q[PROBE_SCATTER_SETUP] / scatters, q[PROBE_SCATTER_CLASSIFY] / scatters,
             q[PROBE_SCATTER_RESERVE] / scatters, q[PROBE_SCATTER_WRITE] / scatters, q[PROBE_SCATTER_HANDOVER] / scatters,
-            (double)q[PROBE_SCATTER_CHILDREN]);
+            q[PROBE_SCATTER_CHILDREN] / splits);
     fprintf(stderr, "probe: a chunk entry waited %.2f us on average from its push to its pop (%llu entries)\n",
             q[PROBE_QUEUED] ? q[PROBE_QUEUE_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0, q[PROBE_QUEUED]);
     fprintf(stderr, "probe: %llu nodes done by one warp; %llu tasks given to the block's idle warps, %llu to the queue\n",

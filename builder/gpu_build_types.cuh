@@ -57,6 +57,10 @@
 #ifndef IDLE_SLEEP_STEPS /* (-D) */
 #define IDLE_SLEEP_STEPS 4 /* an idle warp sleeps 32, 64, ... ns between looks, at most 32 << this */
 #endif
+#ifndef SLOTS /* (-D) */
+#define SLOTS 1024u /* big nodes in flight at once (a multiple of 32) */
+#endif
+#define SLOT_WORDS (SLOTS / 32u) /* the free slots' bitmap */
 #define NO_SLOT 0xffffffffu
 #define NO_TICKET 0xffffffffu
 
@@ -133,6 +137,7 @@ enum {
     PROBE_BIN_SETUP, PROBE_BIN_BINNING, PROBE_BIN_MERGE, PROBE_BIN_HANDOVER, PROBE_BIN_SPLIT,
     PROBE_SCATTER_SETUP, PROBE_SCATTER_CLASSIFY, PROBE_SCATTER_RESERVE, PROBE_SCATTER_WRITE, PROBE_SCATTER_HANDOVER,
     PROBE_SCATTER_CHILDREN, PROBE_BIN_CHUNKS, PROBE_SCATTER_CHUNKS, PROBE_QUEUE_NS, PROBE_QUEUED,
+    PROBE_BIG_SPLITS, PROBE_SPLIT_CHOOSE, PROBE_SPLIT_ALLOC, /* big nodes split after BIN: count, reading bins and choosing, allocating */
     /* nodes done by one warp, the exact split's cycles and count by size, its candidates, donations */
     PROBE_NODES, PROBE_EXACT_8, PROBE_EXACT_16, PROBE_EXACT_32, PROBE_EXACT_64,
     PROBE_EXACTS_8, PROBE_EXACTS_16, PROBE_EXACTS_32, PROBE_EXACTS_64,
@@ -148,7 +153,8 @@ typedef struct build_state {
     line_u32 error;    /* the first BUILD_* error */
     line_u32 n_nodes;
     line_u32 refs_out; /* reserved length of the output references */
-    line_u32 q_head, q_tail, s_head, s_tail;
+    line_u32 q_head, q_tail;
+    uint32_t slot_free[SLOT_WORDS] __attribute__((aligned(128))); /* bit i of word w: slot 32 w + i is free */
     line_u32 park;     /* the pool ran out and may grow: spill, do not start work */
     line_u32 spilled;  /* node tasks in the spill array */
     unsigned long long n_alloc, alloc_bytes, alloc_sq;
@@ -171,8 +177,6 @@ typedef struct build_params {
     task *cells;
     ring queue;
     big_slot *slots;
-    uint32_t *slot_ids;
-    ring slot_ring;
     task *spill;             /* node tasks kept while the build parks (as many as the queue) */
     uint2 *out_left;         /* each warp's unused leaf-reference reservation (out_pos, out_end),
                               * kept from a parked launch for the next (build_kernel_parking) */

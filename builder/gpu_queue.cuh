@@ -10,12 +10,11 @@
  * once for a bulk push), checks that the ring cannot overflow, waits until
  * each of its cells is free (its previous entry has been read and
  * released), writes the entry and releases the sequence number.  A
- * consumer either claims position `head` with atomicCAS when its entry is
- * there (ring_claim: never waits), or takes a
- * ticket, the next position, with one atomicAdd on `head` and waits until
- * the entry of that position is published (ring_ticket, ring_ready): under
- * contention an atomicAdd always succeeds where most CASes fail, so tickets
- * hand out entries many times faster; `head` may then run ahead of `tail`.
+ * consumer takes a ticket, the next position, with one atomicAdd on `head`
+ * and waits until the entry of that position is published (ring_ticket,
+ * ring_ready): under contention an atomicAdd always succeeds where claiming
+ * the head with atomicCAS mostly fails, so tickets hand out entries many
+ * times faster; `head` may then run ahead of `tail`.
  * It reads the entry and releases the cell.  Stores of the entry are
  * ordered before the sequence number by st.release, and loads after it by
  * ld.acquire (a warp's bulk push: by fences, ring_wait_free_bulk).
@@ -24,9 +23,6 @@
  * good (a reservation refused for overflow still moved `tail`; a seeker
  * leaves its ticket), and with tickets `head` can pass it: a producer that
  * waits for a cell therefore gives up when the build's error flag is set.
- *
- * The same ring, with a 32-bit payload, is the pool of free big-task slots
- * (taken with ring_claim only).
  */
 #ifndef KDA_GPU_QUEUE_CUH
 #define KDA_GPU_QUEUE_CUH
@@ -126,19 +122,6 @@ static __device__ __forceinline__ void ring_publish_bulk(const ring *r, uint32_t
     __syncwarp();
 #pragma unroll 1
     for (uint32_t i = lane; i < count; i += 32) st_relaxed_u32(&r->seq[(pos + i) & (r->capacity - 1)], pos + i + 1);
-}
-
-/* Claims the entry at the head; returns its position, or UINT32_MAX when
- * the ring is empty (or the entry at the head is still being written). */
-static __device__ __forceinline__ uint32_t ring_claim(const ring *r)
-{
-    for (;;) {
-        uint32_t pos = ld_relaxed_u32(r->head);
-        uint32_t seq = ld_acquire_u32(&r->seq[pos & (r->capacity - 1)]);
-        int32_t dif = (int32_t)(seq - (pos + 1));
-        if (dif < 0) return UINT32_MAX;
-        if (dif == 0 && atomicCAS(r->head, pos, pos + 1) == pos) return pos;
-    }
 }
 
 /* Takes the next position to consume, whether or not its entry is there. */

@@ -57,32 +57,36 @@ static __device__ void warp_publish(warp_ctx *c, const task *t)
     __syncwarp();
 }
 
-/* The warp pushes `count` chunk entries of a big node's phase, all at once
- * (the push is on the critical path of every big-node level).  What the
- * lanes stored before (the node's slot) is visible before any entry is:
- * ring_publish_bulk fences, so the callers need no fence of their own (one
- * fewer per phase).  Out of line and given values, not the warp's context:
- * inlined at its call sites, its code costs the small nodes' loops 10% on
- * the Dragon (H200). */
-static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t lane, uint32_t slot, uint32_t phase,
-                                                uint32_t count)
+/* The warp pushes the chunk entries of a big node's phase, all at once
+ * (the push is on the critical path of every big-node level): `count`
+ * chunks of the node in `slot`, then `count2` of the node in `slot2` (the
+ * two big children of a big node start their BIN phases in one push: one
+ * reservation and two fences, not two of each).  What the lanes stored
+ * before (the nodes' slots) is visible before any entry is:
+ * ring_publish_bulk fences, so the callers need no fence of their own
+ * (one fewer per phase).  Out of line and given values, not the warp's
+ * context: inlined at its call sites, its code costs the small nodes'
+ * loops 10% on the Dragon (H200). */
+static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t lane, uint32_t phase, uint32_t slot,
+                                                uint32_t count, uint32_t slot2, uint32_t count2)
 {
-    uint32_t pos = 0;
+    uint32_t pos = 0, total = count + count2;
     if (lane == 0) {
-        pos = ring_reserve(&p->queue, count);
+        pos = ring_reserve(&p->queue, total);
         if (pos == UINT32_MAX) set_error(p, BUILD_QUEUE_FULL);
-        else atomicAdd(&p->state->pending.v, count);
+        else atomicAdd(&p->state->pending.v, total);
     }
     pos = broadcast(pos);
     if (pos == UINT32_MAX) return;
     /* In batches of at most the queue's capacity: a batch's cells are
      * distinct, and each waits only for entries pushed before it (with
      * tickets taken ahead, a push may be larger than the queue). */
-    for (uint32_t first = 0; first < count; first += p->queue.capacity) {
-        uint32_t batch = min(count - first, p->queue.capacity);
+    for (uint32_t first = 0; first < total; first += p->queue.capacity) {
+        uint32_t batch = min(total - first, p->queue.capacity);
         if (ring_wait_free_bulk(&p->queue, pos + first, batch, lane, &p->state->error.v)) return; /* the build failed */
 #pragma unroll 1
         for (uint32_t i = lane; i < batch; i += 32) {
+            uint32_t k = first + i;
             task e;
             e.lo[0] = e.lo[1] = e.lo[2] = e.hi[0] = e.hi[1] = e.hi[2] = 0.0f;
 #ifdef KDA_PROBE /* when it was pushed, in the box a chunk entry does not use */
@@ -91,19 +95,14 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
             e.lo[1] = __uint_as_float((uint32_t)(pushed >> 32));
 #endif
             e.refs = NULL;
-            e.n = first + i;
+            e.n = k < count ? k : k - count;
             e.node = 0;
             e.depth = phase;
-            e.slot = slot;
-            write_cell(&p->cells[(pos + first + i) & (p->queue.capacity - 1)], &e);
+            e.slot = k < count ? slot : slot2;
+            write_cell(&p->cells[(pos + k) & (p->queue.capacity - 1)], &e);
         }
         ring_publish_bulk(&p->queue, pos + first, batch, lane);
     }
-}
-
-static __device__ __forceinline__ void warp_push_chunks(warp_ctx *c, uint32_t slot, uint32_t phase, uint32_t count)
-{
-    push_chunks(c->p, c->lane, slot, phase, count);
 }
 
 /* ---- the warp's own stack ---- */
