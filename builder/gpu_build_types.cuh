@@ -38,11 +38,14 @@
  * build (H100, docs/RESULTS.md), and 2048 builds it 40% faster.  With
  * chunks of 128 (scenes below 256K triangles), 512 builds the Teapot 5%
  * faster than 1024 and the others alike; two chunks' worth (256) is
- * slower (H100, docs/RESULTS.md, seventh round). */
+ * slower (H100, docs/RESULTS.md, seventh round), and two or three chunks'
+ * worth still are with the cheaper slots of the eighth round. */
 #ifndef BIG_NODE_MIN /* (-D) */
 #define BIG_NODE_MIN 512
 #endif
+#ifndef BIG_CHUNKS /* (-D) */
 #define BIG_CHUNKS 4
+#endif
 #define OUT_BATCH 1024   /* leaf references a warp reserves at once */
 #ifndef LOCAL_TASKS /* (-D) */
 #define LOCAL_TASKS 16   /* a warp's own stack of node tasks (a power of two) */
