@@ -23,17 +23,20 @@ static __device__ __forceinline__ void zero_bins(uint32_t *bins, uint32_t lane)
 }
 
 /* ---- big-node slots ----
- * The free slots are the bits of a bitmap (state.slot_free).  Lane 0
- * claims one by reading a word and clearing a free bit of it with
- * atomicAnd: two round trips, unless the bit went to another warp first
- * or the word is full.  A slot is given back with one atomicOr, which
- * nobody waits for.  (A ring of free slot ids cost four round trips to
- * claim one and three to give it back, on the critical path of every
- * big-node level.)  Warps start at different words, by their place in
- * the grid, so that those claiming at once seldom meet. */
+ * The free slots are the bits of a bitmap (state.slot_free), with a count
+ * of them beside it.  Lane 0 claims one by reading the count and a word
+ * at once and clearing a free bit of the word with atomicAnd: two round
+ * trips, unless the bit went to another warp first or the word is full;
+ * with no slot free (large scenes have thousands of big nodes at once) the
+ * count says so after one.  A slot goes back with an atomicOr behind a
+ * fence; its warp waits for the fence alone.  (A ring of free slot ids
+ * cost four round trips to claim one and three to give it back, on the
+ * critical path of every big-node level.)  Warps start at different
+ * words, by their place in the grid, so that two claiming at once seldom
+ * race for the same bit. */
 
-#if SLOTS % 32
-#error "SLOTS: a multiple of 32"
+#if SLOTS % 32 || SLOTS > 1024
+#error "SLOTS: a multiple of 32, at most 1024"
 #endif
 
 /* A free slot, or NO_SLOT when none is (lane 0). */
@@ -41,25 +44,32 @@ static __device__ uint32_t lane0_claim_slot(const build_params *p)
 {
     uint32_t *bits = p->state->slot_free;
     uint32_t w = (blockIdx.x * WARPS_PER_BLOCK + threadIdx.x / 32u) % SLOT_WORDS;
+    uint32_t free = ld_relaxed_u32(&p->state->slots_free.v), word = ld_relaxed_u32(&bits[w]);
+    if (!free) return NO_SLOT;
     for (uint32_t looks = 0, full = 0; full < SLOT_WORDS && looks < 4 * SLOT_WORDS; looks++) {
-        uint32_t word = ld_relaxed_u32(&bits[w]);
         if (!word) { /* full: the next word */
             w = (w + 1) % SLOT_WORDS;
             full++;
+            word = ld_relaxed_u32(&bits[w]);
             continue;
         }
-        uint32_t bit = (uint32_t)__ffs(word) - 1u;
-        if (atomicAnd(&bits[w], ~(1u << bit)) & (1u << bit)) return 32u * w + bit;
+        uint32_t bit = 1u << (__ffs(word) - 1), had = atom_and_acquire_u32(&bits[w], ~bit);
+        if (had & bit) {
+            atomicSub(&p->state->slots_free.v, 1u);
+            return 32u * w + (uint32_t)__ffs(bit) - 1u;
+        }
+        word = had & ~bit; /* another warp took that bit first: the word as it was */
     }
     return NO_SLOT; /* every slot in use: one warp splits the node */
 }
 
-/* Gives slot `id` back; its warp's lanes are done with it (after a
- * __syncwarp). */
+/* Gives slot `id` back; the warp's lanes are done with it (a __syncwarp
+ * came after their last access). */
 static __device__ void lane0_release_slot(const build_params *p, uint32_t id)
 {
     __threadfence(); /* the slot's reads and writes, before another node has it */
     atomicOr(&p->state->slot_free[id / 32u], 1u << (id % 32u));
+    atomicAdd(&p->state->slots_free.v, 1u);
 }
 
 /* Puts big node t into slot `id` (its bins zeroed) for its BIN phase; the
@@ -238,7 +248,9 @@ static __device__ void big_take_children(warp_ctx *c, const task *t, const split
     uint32_t first = warp_node_pair(c, pair);
     if (first == UINT32_MAX) return;
     if (c->lane == 0) p->nodes[t->node] = kdtree_make_inner((uint32_t)d->axis, d->pos, first);
-    uint32_t id_l = warp_take_slot(c), id_r = warp_take_slot(c), n_l = 0, n_r = 0;
+    int larger = d->n_right > d->n_left; /* takes the spare slot: if no other is free, the smaller waits */
+    uint32_t id_big = warp_take_slot(c), id_small = warp_take_slot(c), n_l = 0, n_r = 0;
+    uint32_t id_l = larger ? id_small : id_big, id_r = larger ? id_big : id_small;
 #pragma unroll 1
     for (uint32_t s = 0; s < 2; s++) { /* one child's task at a time: two would spill */
         uint32_t id = s ? id_r : id_l;
@@ -306,14 +318,16 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         ((uint4 *)mine)[c->lane + 32 * j] = __ldcg(&((const uint4 *)shared)[c->lane + 32 * j]);
     __syncwarp();
     split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, scale, inv_area);
-    PROBE_MARK(c, PROBE_SPLIT_CHOOSE);
     if (!may_split(p, &t, inv_area) || d.axis < 0 || !(d.cost < kdtree_leaf_cost(t.n))) {
         warp_make_leaf(c, &t, 0, 0, 0);
+        __syncwarp();
         if (c->lane == 0) lane0_release_slot(p, id);
         return;
     }
+    PROBE_MARK(c, PROBE_SPLIT_CHOOSE);
     uint32_t *left, *right;
     if (warp_alloc_children(c, &t, d.n_left, d.n_right, &left, &right)) {
+        __syncwarp();
         if (c->lane == 0) lane0_release_slot(p, id); /* the node was spilled, or the build failed */
         return;
     }
@@ -415,6 +429,7 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
         c->sm->spare_slot = id; /* every chunk is done: a big child takes the slot */
     }
     big_take_children(c, &t, &d, left, right, pair);
+    __syncwarp();
     if (c->lane == 0 && c->sm->spare_slot != NO_SLOT) { /* no child did */
         lane0_release_slot(p, c->sm->spare_slot);
         c->sm->spare_slot = NO_SLOT;

@@ -150,7 +150,7 @@ __global__ void triangle_boxes(const float *positions, const uint32_t *triangles
     }
 }
 
-/* Empties the queue (the build state, zeroed by the host, frees the slots). */
+/* Empties the queue (the host's initial build state frees the slots). */
 __global__ void reset_rings(build_params p)
 {
     uint32_t stride = gridDim.x * blockDim.x;
@@ -217,6 +217,7 @@ __global__ void resume_queue(build_params p, uint32_t spilled)
     for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < SLOT_WORDS; w += stride) p.state->slot_free[w] = ~0u;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         build_state *st = p.state;
+        st->slots_free.v = SLOTS;
         st->q_head.v = 0;
         st->q_tail.v = spilled;
         st->pending.v = spilled;
@@ -441,6 +442,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
     build_state zero;
     memset(&zero, 0, sizeof zero);
     for (uint32_t w = 0; w < SLOT_WORDS; w++) zero.slot_free[w] = ~0u; /* every big-node slot free */
+    zero.slots_free.v = SLOTS;
     uint32_t n = g->n_triangles;
     unsigned fill_blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096;
 

@@ -34,12 +34,13 @@
  * chunks of 128, 1024 for 256 and 2048 for 512.  A big node costs a
  * slot, two phases and their hand-overs whatever its size, and a large
  * scene has many just above the threshold: with 1024 and chunks of 512,
- * claiming slots alone took 15% of all warp cycles of the 10M-triangle
- * build (H100, docs/RESULTS.md), and 2048 builds it 40% faster.  With
- * chunks of 128 (scenes below 256K triangles), 512 builds the Teapot 5%
- * faster than 1024 and the others alike; two chunks' worth (256) is
- * slower (H100, docs/RESULTS.md, seventh round), and two or three chunks'
- * worth still are with the cheaper slots of the eighth round. */
+ * claiming slots from the ring of slot ids of that time took 15% of all
+ * warp cycles of the 10M-triangle build (H100, docs/RESULTS.md), and 2048
+ * builds it 40% faster.  With chunks of 128 (scenes below 256K
+ * triangles), 512 builds the Teapot 5% faster than 1024 and the others
+ * alike; two chunks' worth (256) is slower (H100, docs/RESULTS.md,
+ * seventh round), and two or three chunks' worth are no better overall
+ * with the cheaper slots of the eighth round. */
 #ifndef BIG_NODE_MIN /* (-D) */
 #define BIG_NODE_MIN 512
 #endif
@@ -158,6 +159,7 @@ typedef struct build_state {
     line_u32 refs_out; /* reserved length of the output references */
     line_u32 q_head, q_tail;
     uint32_t slot_free[SLOT_WORDS] __attribute__((aligned(128))); /* bit i of word w: slot 32 w + i is free */
+    line_u32 slots_free; /* how many bits are set, about (a claim looks at it first) */
     line_u32 park;     /* the pool ran out and may grow: spill, do not start work */
     line_u32 spilled;  /* node tasks in the spill array */
     unsigned long long n_alloc, alloc_bytes, alloc_sq;

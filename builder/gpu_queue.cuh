@@ -36,6 +36,15 @@ static __device__ __forceinline__ uint32_t ld_acquire_u32(const uint32_t *p)
     return v;
 }
 
+/* atomicAnd with acquire semantics: what the location's releasing writer
+ * did before (a fence and its atomicOr) happens before what follows. */
+static __device__ __forceinline__ uint32_t atom_and_acquire_u32(uint32_t *p, uint32_t v)
+{
+    uint32_t old;
+    asm volatile("atom.acquire.gpu.global.and.b32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+
 static __device__ __forceinline__ void st_release_u32(uint32_t *p, uint32_t v)
 {
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
@@ -114,8 +123,9 @@ static __device__ __forceinline__ int ring_wait_free_bulk(const ring *r, uint32_
 }
 
 /* Makes entries pos .. pos + count - 1, written by the warp, visible,
- * with whatever else any lane stored before (a big node's slot, which
- * lane 0 writes): every lane's fence comes before any lane's release. */
+ * with whatever else any lane stored before (big nodes' slots: lane 0
+ * writes the node, every lane zeroes bins): every lane's fence comes
+ * before any lane's release. */
 static __device__ __forceinline__ void ring_publish_bulk(const ring *r, uint32_t pos, uint32_t count, uint32_t lane)
 {
     __threadfence();
