@@ -543,8 +543,10 @@ static void probe_print(const build_state *st)
             q[PROBE_SCATTER_CHUNKS], q[PROBE_SCATTER_SETUP] / scatters, q[PROBE_SCATTER_CLASSIFY] / scatters,
             q[PROBE_SCATTER_RESERVE] / scatters, q[PROBE_SCATTER_WRITE] / scatters, q[PROBE_SCATTER_HANDOVER] / scatters,
             q[PROBE_SCATTER_CHILDREN] / splits);
-    fprintf(stderr, "probe: a chunk entry waited %.2f us on average from its push to its pop (%llu entries)\n",
-            q[PROBE_QUEUED] ? q[PROBE_QUEUE_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0, q[PROBE_QUEUED]);
+    fprintf(stderr, "probe: a chunk entry waited %.2f us on average from the start of its push to its pop (%llu "
+            "entries), %.2f us of them until the push was published\n",
+            q[PROBE_QUEUED] ? q[PROBE_QUEUE_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0, q[PROBE_QUEUED],
+            q[PROBE_QUEUED] ? q[PROBE_PUBLISH_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0);
     fprintf(stderr, "probe: %llu nodes done by one warp; %llu tasks given to the block's idle warps, %llu to the queue\n",
             q[PROBE_NODES], q[PROBE_DONATES_BLOCK], q[PROBE_DONATES_GLOBAL]);
     fprintf(stderr, "probe: exact splits: %llu candidate planes, %llu inside their node's box; passes of 32: %llu, "

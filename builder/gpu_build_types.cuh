@@ -142,6 +142,7 @@ enum {
     PROBE_SCATTER_SETUP, PROBE_SCATTER_CLASSIFY, PROBE_SCATTER_RESERVE, PROBE_SCATTER_WRITE, PROBE_SCATTER_HANDOVER,
     PROBE_SCATTER_CHILDREN, PROBE_BIN_CHUNKS, PROBE_SCATTER_CHUNKS, PROBE_QUEUE_NS, PROBE_QUEUED,
     PROBE_BIG_SPLITS, PROBE_SPLIT_CHOOSE, PROBE_SPLIT_ALLOC, /* big nodes split after BIN: count, reading bins and choosing, allocating */
+    PROBE_PUBLISH_NS, /* chunk entries: ns from the start of their push to its publication, summed */
     /* nodes done by one warp, the exact split's cycles and count by size, its candidates, donations */
     PROBE_NODES, PROBE_EXACT_8, PROBE_EXACT_16, PROBE_EXACT_32, PROBE_EXACT_64,
     PROBE_EXACTS_8, PROBE_EXACTS_16, PROBE_EXACTS_32, PROBE_EXACTS_64,

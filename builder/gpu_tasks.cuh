@@ -71,6 +71,9 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
                                                 uint32_t count, uint32_t slot2, uint32_t count2)
 {
     uint32_t pos = 0, total = count + count2;
+#ifdef KDA_PROBE /* the push's start, stamped into its entries (in the box a chunk entry does not use) */
+    unsigned long long pushed = global_ns();
+#endif
     if (lane == 0) {
         pos = ring_reserve(&p->queue, total);
         if (pos == UINT32_MAX) set_error(p, BUILD_QUEUE_FULL);
@@ -89,8 +92,7 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
             uint32_t k = first + i;
             task e;
             e.lo[0] = e.lo[1] = e.lo[2] = e.hi[0] = e.hi[1] = e.hi[2] = 0.0f;
-#ifdef KDA_PROBE /* when it was pushed, in the box a chunk entry does not use */
-            unsigned long long pushed = global_ns();
+#ifdef KDA_PROBE
             e.lo[0] = __uint_as_float((uint32_t)pushed);
             e.lo[1] = __uint_as_float((uint32_t)(pushed >> 32));
 #endif
@@ -102,6 +104,9 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
             write_cell(&p->cells[(pos + k) & (p->queue.capacity - 1)], &e);
         }
         ring_publish_bulk(&p->queue, pos + first, batch, lane);
+#ifdef KDA_PROBE /* every build's own state; the warm-up build's is printed */
+        if (lane == 0) atomicAdd(&p->state->probe[PROBE_PUBLISH_NS], (global_ns() - pushed) * batch);
+#endif
     }
 }
 
