@@ -53,10 +53,10 @@ static __device__ uint32_t lane0_claim_slot(const build_params *p)
             word = ld_relaxed_u32(&bits[w]);
             continue;
         }
-        uint32_t bit = 1u << (__ffs(word) - 1), had = atom_and_acquire_u32(&bits[w], ~bit);
+        uint32_t i = (uint32_t)__ffs(word) - 1u, bit = 1u << i, had = atom_and_acquire_u32(&bits[w], ~bit);
         if (had & bit) {
             atomicSub(&p->state->slots_free.v, 1u);
-            return 32u * w + (uint32_t)__ffs(bit) - 1u;
+            return 32u * w + i;
         }
         word = had & ~bit; /* another warp took that bit first: the word as it was */
     }
@@ -209,6 +209,16 @@ static __device__ void warp_keep_child(warp_ctx *c, const task *ch)
     else local_push(c, ch);
 }
 
+/* Writes node t as the inner node of split d, whose children are the node
+ * pair lane 0 reserved (lane0_reserve_pair); returns the pair's first
+ * node, or UINT32_MAX when the node array is full (the build fails). */
+static __device__ uint32_t warp_write_inner(warp_ctx *c, const task *t, const split_decision *d, uint32_t pair)
+{
+    uint32_t first = warp_node_pair(c, pair);
+    if (first != UINT32_MAX && c->lane == 0) c->p->nodes[t->node] = kdtree_make_inner((uint32_t)d->axis, d->pos, first);
+    return first;
+}
+
 /* Writes the inner node and takes its children: empty ones become leaves,
  * big ones go to slots, the rest onto this warp's stack (the larger first,
  * so the smaller is done next and the larger stays to be shared).  pair:
@@ -216,9 +226,8 @@ static __device__ void warp_keep_child(warp_ctx *c, const task *ch)
 static __device__ void warp_take_children(warp_ctx *c, const task *t, const split_decision *d, uint32_t *left,
                                           uint32_t *right, uint32_t pair)
 {
-    uint32_t first = warp_node_pair(c, pair);
+    uint32_t first = warp_write_inner(c, t, d, pair);
     if (first == UINT32_MAX) return;
-    if (c->lane == 0) c->p->nodes[t->node] = kdtree_make_inner((uint32_t)d->axis, d->pos, first);
     int larger = d->n_right > d->n_left;
     for (int i = 0; i < 2; i++) {
         int s = i == 0 ? larger : !larger;
@@ -245,9 +254,8 @@ static __device__ void big_take_children(warp_ctx *c, const task *t, const split
         warp_take_children(c, t, d, left, right, pair);
         return;
     }
-    uint32_t first = warp_node_pair(c, pair);
+    uint32_t first = warp_write_inner(c, t, d, pair);
     if (first == UINT32_MAX) return;
-    if (c->lane == 0) p->nodes[t->node] = kdtree_make_inner((uint32_t)d->axis, d->pos, first);
     int larger = d->n_right > d->n_left; /* takes the spare slot: if no other is free, the smaller waits */
     uint32_t id_big = warp_take_slot(c), id_small = warp_take_slot(c), n_l = 0, n_r = 0;
     uint32_t id_l = larger ? id_small : id_big, id_r = larger ? id_big : id_small;

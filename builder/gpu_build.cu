@@ -544,9 +544,11 @@ static void probe_print(const build_state *st)
             q[PROBE_SCATTER_RESERVE] / scatters, q[PROBE_SCATTER_WRITE] / scatters, q[PROBE_SCATTER_HANDOVER] / scatters,
             q[PROBE_SCATTER_CHILDREN] / splits);
     fprintf(stderr, "probe: a chunk entry waited %.2f us on average from the start of its push to its pop (%llu "
-            "entries), %.2f us of them until the push was published\n",
+            "entries), %.2f us of them until the push was published (%.2f until its cells were reserved and "
+            "checked)\n",
             q[PROBE_QUEUED] ? q[PROBE_QUEUE_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0, q[PROBE_QUEUED],
-            q[PROBE_QUEUED] ? q[PROBE_PUBLISH_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0);
+            q[PROBE_QUEUED] ? q[PROBE_PUBLISH_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0,
+            q[PROBE_QUEUED] ? q[PROBE_CHECKED_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0);
     fprintf(stderr, "probe: %llu nodes done by one warp; %llu tasks given to the block's idle warps, %llu to the queue\n",
             q[PROBE_NODES], q[PROBE_DONATES_BLOCK], q[PROBE_DONATES_GLOBAL]);
     fprintf(stderr, "probe: exact splits: %llu candidate planes, %llu inside their node's box; passes of 32: %llu, "
@@ -766,6 +768,10 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
             goto fail;
         }
     }
+#if defined(KDA_TIMELINE) && defined(KDA_TIMELINE_TIMED)
+    fprintf(stderr, "the last timed build (%.3f ms):\n", times[repeat - 1]);
+    timeline_print(&st);
+#endif
     qsort(times, repeat, sizeof *times, compare_float);
     stats->tree.build_ms = repeat % 2 ? times[repeat / 2] : 0.5 * (times[repeat / 2 - 1] + times[repeat / 2]);
     stats->ms_min = times[0];

@@ -143,6 +143,7 @@ enum {
     PROBE_SCATTER_CHILDREN, PROBE_BIN_CHUNKS, PROBE_SCATTER_CHUNKS, PROBE_QUEUE_NS, PROBE_QUEUED,
     PROBE_BIG_SPLITS, PROBE_SPLIT_CHOOSE, PROBE_SPLIT_ALLOC, /* big nodes split after BIN: count, reading bins and choosing, allocating */
     PROBE_PUBLISH_NS, /* chunk entries: ns from the start of their push to its publication, summed */
+    PROBE_CHECKED_NS, /* the same, to when its cells were reserved and checked free */
     /* nodes done by one warp, the exact split's cycles and count by size, its candidates, donations */
     PROBE_NODES, PROBE_EXACT_8, PROBE_EXACT_16, PROBE_EXACT_32, PROBE_EXACT_64,
     PROBE_EXACTS_8, PROBE_EXACTS_16, PROBE_EXACTS_32, PROBE_EXACTS_64,
@@ -265,10 +266,16 @@ static __device__ __forceinline__ unsigned long long global_ns(void)
 
 #ifdef KDA_TIMELINE
 
-/* Lane 0 adds v to a series of the timeline, in the bucket of now. */
+/* Lane 0 adds v to a series of the timeline, in the bucket of now: of the
+ * warm-up build, or with KDA_TIMELINE_TIMED of every build (the last timed
+ * one is printed; its kernel then carries the timeline's atomics). */
 static __device__ __forceinline__ void timeline_add(const warp_ctx *c, int series, int v)
 {
+#ifdef KDA_TIMELINE_TIMED
+    if (c->lane != 0) return;
+#else
     if (!c->stats || c->lane != 0) return;
+#endif
     unsigned long long b = (global_ns() - c->t0) / TIMELINE_NS;
     atomicAdd(&c->p->state->timeline[b < TIMELINE_BUCKETS ? b : TIMELINE_BUCKETS - 1][series], v);
 }

@@ -36,7 +36,9 @@
 
 #define GPU_BINS 128         /* four per lane */
 #define BINS_PER_LANE (GPU_BINS / 32)
-#define EXACT_MAX 64         /* two references per lane */
+#ifndef EXACT_MAX /* (-D, for experiments) */
+#define EXACT_MAX 64 /* two references per lane (at most 64) */
+#endif
 #define FULL_MASK 0xffffffffu
 
 typedef struct split_decision {

@@ -87,6 +87,9 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
     for (uint32_t first = 0; first < total; first += p->queue.capacity) {
         uint32_t batch = min(total - first, p->queue.capacity);
         if (ring_wait_free_bulk(&p->queue, pos + first, batch, lane, &p->state->error.v)) return; /* the build failed */
+#ifdef KDA_PROBE
+        if (lane == 0) atomicAdd(&p->state->probe[PROBE_CHECKED_NS], (global_ns() - pushed) * batch);
+#endif
 #pragma unroll 1
         for (uint32_t i = lane; i < batch; i += 32) {
             uint32_t k = first + i;
