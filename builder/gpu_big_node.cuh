@@ -340,7 +340,9 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         return;
     }
     PROBE_MARK(c, PROBE_SPLIT_ALLOC);
+    uint32_t n_scatter = (t.n + p->chunk - 1) / p->chunk; /* n_chunks, but the root's BIN phase is one (root_setup) */
     if (c->lane == 0) {
+        s->n_chunks = n_scatter;
         s->axis = (uint32_t)d.axis;
         s->k = d.k;
         s->split = d.pos;
@@ -351,7 +353,7 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         s->right = right;
         s->done = 0;
     }
-    push_chunks(p, c->lane, PHASE_SCATTER, id, n_chunks, NO_SLOT, 0); /* its fence orders the slot before the chunks */
+    push_chunks(p, c->lane, PHASE_SCATTER, id, n_scatter, NO_SLOT, 0); /* its fence orders the slot before the chunks */
     PROBE_MARK(c, PROBE_BIN_SPLIT);
     PROBE_COUNT(c, PROBE_BIG_SPLITS);
 }

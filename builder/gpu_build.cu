@@ -157,10 +157,18 @@ __global__ void reset_rings(build_params p)
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.queue.capacity; i += stride) p.queue.seq[i] = i;
 }
 
-/* Lane 0 allocates the root's array (the pool's first allocation) and
- * pushes the root task; fill_root then writes 0 .. N-1 into it.  stats:
- * the warm-up build, whose kernel counts the live bytes: the root's array
- * counts in them too, as its node's free takes it off again. */
+/* Lane 0 allocates the root's array (the pool's first allocation); fill_root
+ * then writes 0 .. N-1 into it.  A root of more than p.big_node references
+ * starts in slot 0 with its bins zeroed, and fill_root bins every
+ * triangle's box into them, so that its BIN phase is one chunk entry of
+ * no references: the warp that takes it goes straight to choosing the
+ * split, with the bins the root's chunks would have made (the same bin_of
+ * and scale).  A root's BIN phase cost a push of hundreds of chunk entries
+ * and their trips through the queue at the start of every build, while
+ * fill_root reads the boxes with the whole GPU.  A smaller root is pushed
+ * as a task.  stats: the warm-up build, whose kernel counts the live bytes:
+ * the root's array counts in them too, as its node's free takes it off
+ * again. */
 __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
 {
     __shared__ warp_smem sm; /* lane0_alloc records its time, lane0_count_array the array there */
@@ -170,17 +178,21 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
     c.stats = stats;
     c.sm = &sm;
     c.lane = threadIdx.x & 31u;
-    if (c.lane != 0) return;
-    sm.alloc_stats[0] = sm.alloc_stats[1] = sm.alloc_stats[2] = 0;
-    p.state->n_nodes.v = 1;
-    uint32_t *refs = lane0_alloc(&c, p.n_triangles);
-    if (!refs) { /* a growable pool grows, and this runs again */
-        if (p.can_park) atomicExch(&p.state->park.v, 1u);
-        else set_error(&p, BUILD_POOL_EXHAUSTED);
-        return;
+    uint32_t *refs = NULL;
+    if (c.lane == 0) {
+        sm.alloc_stats[0] = sm.alloc_stats[1] = sm.alloc_stats[2] = 0;
+        p.state->n_nodes.v = 1;
+        refs = lane0_alloc(&c, p.n_triangles);
+        if (!refs) { /* a growable pool grows, and this runs again */
+            if (p.can_park) atomicExch(&p.state->park.v, 1u);
+            else set_error(&p, BUILD_POOL_EXHAUSTED);
+        } else {
+            lane0_count_array(&c, p.n_triangles);
+            p.state->root_refs = refs;
+        }
     }
-    lane0_count_array(&c, p.n_triangles);
-    p.state->root_refs = refs;
+    refs = broadcast_ptr(refs);
+    if (!refs) return;
     task root;
     root.lo[0] = lo.x, root.lo[1] = lo.y, root.lo[2] = lo.z;
     root.hi[0] = hi.x, root.hi[1] = hi.y, root.hi[2] = hi.z;
@@ -189,17 +201,64 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
     root.node = 0;
     root.depth = 0;
     root.slot = NO_SLOT;
-    lane0_push(&c, &root);
-    atomicAdd(&p.state->n_alloc, sm.alloc_stats[0]);
-    atomicAdd(&p.state->alloc_bytes, sm.alloc_stats[1]);
-    atomicAdd(&p.state->alloc_sq, sm.alloc_stats[2]);
+    if (root.n > p.big_node) {
+        zero_bins(&p.slots[0].bins[0][0][0], c.lane);
+        if (c.lane == 0) { /* slot 0, taken before any warp looks at the free ones */
+            big_slot *s = &p.slots[0];
+            s->t = root;
+            s->n_chunks = 1;
+            s->done = 0;
+            p.state->slot_free[0] &= ~1u;
+            p.state->slots_free.v -= 1u;
+            task e = root;
+            e.refs = NULL;
+            e.n = (root.n + p.chunk - 1) / p.chunk; /* past the last chunk: no references */
+            e.depth = PHASE_BIN;
+            e.slot = 0;
+            lane0_push(&c, &e);
+        }
+    } else if (c.lane == 0) {
+        lane0_push(&c, &root);
+    }
+    if (c.lane == 0) {
+        atomicAdd(&p.state->n_alloc, sm.alloc_stats[0]);
+        atomicAdd(&p.state->alloc_bytes, sm.alloc_stats[1]);
+        atomicAdd(&p.state->alloc_sq, sm.alloc_stats[2]);
+    }
 }
 
-__global__ void fill_root(const build_state *state, uint32_t n)
+#ifndef ROOT_FILL_BLOCKS
+#define ROOT_FILL_BLOCKS 1024 /* fill_root's blocks at most: each adds up to BIN_WORDS words to the slot's bins */
+#endif
+
+/* Writes 0 .. N-1 into the root's array and, for a root in slot 0 (see
+ * root_setup), bins the triangles' boxes into its bins: each block into
+ * its shared bins, then the words it touched into the slot's. */
+__global__ void fill_root(build_params p, float3 lo, float3 hi)
 {
-    uint32_t *refs = state->root_refs;
+    __shared__ uint32_t bins[BIN_WORDS];
+    uint32_t *refs = p.state->root_refs, n = p.n_triangles;
     if (!refs) return;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) refs[i] = i;
+    int binned = n > p.big_node;
+    float root_lo[3] = {lo.x, lo.y, lo.z}, extent[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z}, scale[3];
+    bin_scales(extent, scale);
+    for (uint32_t j = threadIdx.x; j < BIN_WORDS; j += blockDim.x) bins[j] = 0;
+    __syncthreads();
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        refs[i] = i;
+        if (!binned) continue;
+        float tlo[3], thi[3];
+        load_box(&p, i, tlo, thi);
+        for (int a = 0; a < 3; a++) { /* as bin_range: bins[side][axis][bin] */
+            atomicAdd(&bins[a * GPU_BINS + bin_of(tlo[a], root_lo[a], scale[a])], 1u);
+            atomicAdd(&bins[(3 + a) * GPU_BINS + bin_of(thi[a], root_lo[a], scale[a])], 1u);
+        }
+    }
+    __syncthreads();
+    if (!binned) return;
+    uint32_t *slot_bins = &p.slots[0].bins[0][0][0];
+    for (uint32_t j = threadIdx.x; j < BIN_WORDS; j += blockDim.x)
+        if (bins[j]) atomicAdd(&slot_bins[j], bins[j]);
 }
 
 /* After a parked launch (gpu_node_work.cuh): the spilled tasks become the
@@ -462,7 +521,8 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
             root_setup<<<1, 32>>>(p, make_float3(g->lo[0], g->lo[1], g->lo[2]),
                                   make_float3(g->hi[0], g->hi[1], g->hi[2]), collect_stats);
             CHECK(cudaGetLastError(), "launching root_setup");
-            fill_root<<<fill_blocks, 256>>>(b->state, n);
+            fill_root<<<fill_blocks < ROOT_FILL_BLOCKS ? fill_blocks : ROOT_FILL_BLOCKS, 256>>>(
+                p, make_float3(g->lo[0], g->lo[1], g->lo[2]), make_float3(g->hi[0], g->hi[1], g->hi[2]));
             CHECK(cudaGetLastError(), "launching fill_root");
         }
         (collect_stats ? shape.stats_kernel : shape.kernel)<<<shape.blocks, shape.threads>>>(p);
