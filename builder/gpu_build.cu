@@ -561,8 +561,9 @@ fail:
 }
 
 #ifdef KDA_TIMELINE
-/* The warm-up build's timeline, on stderr: per bucket the warps with work
- * at its end, and the nodes and chunks finished in it. */
+/* A build's timeline (the warm-up build's; with KDA_TIMELINE_TIMED also
+ * the last timed build's), on stderr: per bucket the warps with work at
+ * its end, and the nodes and chunks finished in it. */
 static void timeline_print(const build_state *st)
 {
     int last = 0, busy = 0;
@@ -604,7 +605,7 @@ static void probe_print(const build_state *st)
             q[PROBE_SCATTER_RESERVE] / scatters, q[PROBE_SCATTER_WRITE] / scatters, q[PROBE_SCATTER_HANDOVER] / scatters,
             q[PROBE_SCATTER_CHILDREN] / splits);
     fprintf(stderr, "probe: a chunk entry waited %.2f us on average from the start of its push to its pop (%llu "
-            "entries), %.2f us of them until the push was published (%.2f until its cells were reserved and "
+            "entries), %.2f us of them until the push was published (%.2f us until its cells were reserved and "
             "checked)\n",
             q[PROBE_QUEUED] ? q[PROBE_QUEUE_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0, q[PROBE_QUEUED],
             q[PROBE_QUEUED] ? q[PROBE_PUBLISH_NS] / 1e3 / (double)q[PROBE_QUEUED] : 0.0,

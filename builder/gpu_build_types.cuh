@@ -125,7 +125,9 @@ enum {
 /* -DKDA_TIMELINE: the warm-up build records, per TIMELINE_NS of its run,
  * how many warps started work (+1) or ran out of it (-1) and how many
  * nodes and chunks were finished; kdalloc build prints it, the first
- * series summed to the warps with work (gpu_build.cu). */
+ * series summed to the warps with work (gpu_build.cu).  With
+ * -DKDA_TIMELINE_TIMED every build records it, and the last timed build's
+ * is printed as well. */
 #define TIMELINE_NS 10000
 #define TIMELINE_BUCKETS 4096
 enum { TL_BUSY, TL_NODES, TL_CHUNKS, TL_SERIES };

@@ -334,7 +334,7 @@ Test(gpu_build, queue_overflow_grows, .timeout = 300)
     scene s;
     load_shared("sponza.obj.gz", &s);
     gpu_build_options o = default_options();
-    o.queue_capacity = 256; /* the root alone pushes 260 chunks */
+    o.queue_capacity = 256; /* the root alone pushes 260 chunks (its SCATTER phase) */
     o.repeat = 3;
     built b;
     build_on_gpu(&s, &o, &b);
