@@ -215,6 +215,11 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
             e.n = (root.n + p.chunk - 1) / p.chunk; /* past the last chunk: no references */
             e.depth = PHASE_BIN;
             e.slot = 0;
+#ifdef KDA_PROBE /* the push's time, where push_chunks stamps it (the probe's queue wait) */
+            unsigned long long pushed = global_ns();
+            e.lo[0] = __uint_as_float((uint32_t)pushed);
+            e.lo[1] = __uint_as_float((uint32_t)(pushed >> 32));
+#endif
             lane0_push(&c, &e);
         }
     } else if (c.lane == 0) {
