@@ -125,6 +125,20 @@ static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
     __syncwarp();
 }
 
+/* Counts one reference's box in a node's bins ([side][axis][bin]; an axis
+ * without extent has scale 0: bin 0, never costed).  The BIN chunks and
+ * fill_root (the root's bins, gpu_build.cu) both bin through it, so that
+ * they make the same bins. */
+static __device__ __forceinline__ void bin_box(uint32_t (*bins)[3][GPU_BINS], const float tlo[3], const float thi[3],
+                                               const float lo[3], const float scale[3])
+{
+#pragma unroll
+    for (int a = 0; a < 3; a++) {
+        atomicAdd(&bins[0][a][bin_of(tlo[a], lo[a], scale[a])], 1u);
+        atomicAdd(&bins[1][a][bin_of(thi[a], lo[a], scale[a])], 1u);
+    }
+}
+
 /* Zeroes the warp's shared bins and bins references [begin, end) of a
  * node into them.  The loads are pipelined (the loop over steps is not
  * unrolled: the kernel's code must stay small, see docs/builder.md): while
@@ -151,11 +165,7 @@ static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t beg
         }
         if (i + 32 < end) load_box(c->p, ahead, nlo, nhi);
         if (i + 64 < end) ahead = __ldcg(&refs[i + 64]);
-#pragma unroll
-        for (int a = 0; a < 3; a++) { /* an axis without extent has scale 0: bin 0, never costed */
-            atomicAdd(&c->sm->bins[0][a][bin_of(tlo[a], lo[a], scale[a])], 1u);
-            atomicAdd(&c->sm->bins[1][a][bin_of(thi[a], lo[a], scale[a])], 1u);
-        }
+        bin_box(c->sm->bins, tlo, thi, lo, scale);
     }
     __syncwarp();
 }

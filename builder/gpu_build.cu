@@ -202,17 +202,14 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
     root.depth = 0;
     root.slot = NO_SLOT;
     if (root.n > p.big_node) {
-        zero_bins(&p.slots[0].bins[0][0][0], c.lane);
-        if (c.lane == 0) { /* slot 0, taken before any warp looks at the free ones */
-            big_slot *s = &p.slots[0];
-            s->t = root;
-            s->n_chunks = 1;
-            s->done = 0;
+        uint32_t n_chunks = warp_fill_slot(&c, 0, &root); /* slot 0, taken before any warp looks at the free ones */
+        if (c.lane == 0) {
+            p.slots[0].n_chunks = 1; /* its BIN phase: the one entry below */
             p.state->slot_free[0] &= ~1u;
             p.state->slots_free.v -= 1u;
             task e = root;
             e.refs = NULL;
-            e.n = (root.n + p.chunk - 1) / p.chunk; /* past the last chunk: no references */
+            e.n = n_chunks; /* past the last chunk: no references */
             e.depth = PHASE_BIN;
             e.slot = 0;
 #ifdef KDA_PROBE /* the push's time, where push_chunks stamps it (the probe's queue wait) */
@@ -241,29 +238,27 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
  * its shared bins, then the words it touched into the slot's. */
 __global__ void fill_root(build_params p, float3 lo, float3 hi)
 {
-    __shared__ uint32_t bins[BIN_WORDS];
+    __shared__ uint32_t bins[2][3][GPU_BINS];
     uint32_t *refs = p.state->root_refs, n = p.n_triangles;
     if (!refs) return;
     int binned = n > p.big_node;
     float root_lo[3] = {lo.x, lo.y, lo.z}, extent[3] = {hi.x - lo.x, hi.y - lo.y, hi.z - lo.z}, scale[3];
     bin_scales(extent, scale);
-    for (uint32_t j = threadIdx.x; j < BIN_WORDS; j += blockDim.x) bins[j] = 0;
+    uint32_t *words = &bins[0][0][0];
+    for (uint32_t j = threadIdx.x; j < BIN_WORDS; j += blockDim.x) words[j] = 0;
     __syncthreads();
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         refs[i] = i;
         if (!binned) continue;
         float tlo[3], thi[3];
         load_box(&p, i, tlo, thi);
-        for (int a = 0; a < 3; a++) { /* as bin_range: bins[side][axis][bin] */
-            atomicAdd(&bins[a * GPU_BINS + bin_of(tlo[a], root_lo[a], scale[a])], 1u);
-            atomicAdd(&bins[(3 + a) * GPU_BINS + bin_of(thi[a], root_lo[a], scale[a])], 1u);
-        }
+        bin_box(bins, tlo, thi, root_lo, scale);
     }
     __syncthreads();
     if (!binned) return;
     uint32_t *slot_bins = &p.slots[0].bins[0][0][0];
     for (uint32_t j = threadIdx.x; j < BIN_WORDS; j += blockDim.x)
-        if (bins[j]) atomicAdd(&slot_bins[j], bins[j]);
+        if (words[j]) atomicAdd(&slot_bins[j], words[j]);
 }
 
 /* After a parked launch (gpu_node_work.cuh): the spilled tasks become the
