@@ -63,15 +63,10 @@ static __device__ uint32_t lane0_claim_slot(const build_params *p)
     return NO_SLOT; /* every slot in use: one warp splits the node */
 }
 
-/* The grab word of a slot given back (gpu_big_node.cuh, "a phase's
- * chunks"): spent, and never that of an open phase, which has chunks. */
-#define GRAB_CLOSED (1ull << 63)
-
 /* Gives slot `id` back; the warp's lanes are done with it (a __syncwarp
- * came after their last access).  Warps lingering on it leave. */
+ * came after their last access). */
 static __device__ void lane0_release_slot(const build_params *p, uint32_t id)
 {
-    atomicExch(&p->slots[id].grab, GRAB_CLOSED);
     __threadfence(); /* the slot's reads and writes, before another node has it */
     atomicOr(&p->state->slot_free[id / 32u], 1u << (id % 32u));
     atomicAdd(&p->state->slots_free.v, 1u);
@@ -94,73 +89,22 @@ static __device__ uint32_t warp_fill_slot(warp_ctx *c, uint32_t id, const task *
 
 /* A slot for a big node: the warp's spare one if it holds one (a big
  * parent's, whose chunks are all done: taking it saves claiming one, on
- * the critical path of every big-node level; *spare is then 1), else a
- * free one; NO_SLOT when none is free. */
-static __device__ uint32_t warp_take_slot(warp_ctx *c, int *spare)
+ * the critical path of every big-node level), else a free one; NO_SLOT
+ * when none is free. */
+static __device__ uint32_t warp_take_slot(warp_ctx *c)
 {
     uint32_t id = NO_SLOT;
     if (c->lane == 0) {
         id = c->sm->spare_slot;
         c->sm->spare_slot = NO_SLOT;
-        if (id == NO_SLOT) id = lane0_claim_slot(c->p) | 0x80000000u;
+        if (id == NO_SLOT) id = lane0_claim_slot(c->p);
     }
-    id = broadcast(id);
-    *spare = !(id & 0x80000000u);
-    return id == NO_SLOT ? NO_SLOT : id & 0x7fffffffu;
+    return broadcast(id);
 }
 
-/* ---- a phase's chunks ----
- * Chunks reach warps in two ways.  Most are queue entries, each naming
- * its chunk.  But a warp done with a chunk of a big node, whose stack is
- * empty and whose block has idle warps, lingers on the node's slot for
- * its next phase (the node's SCATTER, then the BIN of the big child that
- * keeps the slot), at most LINGER_CYCLES, counted in the slot's
- * `lingering`.  The warp that opens that phase (the one that finished the
- * BIN phase, or the SCATTER phase) gives the slot's grab word one chunk
- * for every lingering warp it counts, and pushes queue entries for the
- * rest; the lingering warps take their chunks from the word (the phase,
- * its end, the next chunk: one atomicAdd a chunk) as soon as it opens,
- * without a push and a wait in the queue.  The opener goes on with the
- * slot too: it takes chunks from the word until none is left, so the
- * chunks of warps that left are done as well.  A warp that takes a chunk
- * does it for whatever node the slot holds then: a chunk is taken only
- * from an open phase, and a slot keeps its node until all of the phase's
- * chunks are done.  (One chunk taken by the opener as well cost the small
- * scenes 3-5% whenever no warp lingered; docs/RESULTS.md, tenth round.) */
-
-static __device__ __forceinline__ unsigned long long slot_grab_word(uint32_t phase, uint32_t end)
-{
-    return (unsigned long long)(phase << 31 | end) << 32;
-}
-static __device__ __forceinline__ uint32_t grab_next(unsigned long long g) { return (uint32_t)g; }
-static __device__ __forceinline__ uint32_t grab_end(unsigned long long g) { return (uint32_t)(g >> 32) & 0x7fffffffu; }
-static __device__ __forceinline__ uint32_t grab_phase(unsigned long long g) { return (uint32_t)(g >> 63); }
-
-/* How many chunks of a phase of n the `lingering` warps counted on its
- * slot will take. */
-static __device__ __forceinline__ uint32_t grab_share(int lingering, uint32_t n)
-{
-    return min(n, (uint32_t)min(max(lingering, 0), LINGER_WARPS));
-}
-
-/* The lingering warps of slot s, now counted for the phase about to open
- * (lane 0; the count is below 0 after late leavers, lane0_next_chunk). */
-static __device__ int lane0_count_lingering(big_slot *s) { return atomicExch(&s->lingering, 0); }
-
-/* Opens chunks 0 .. k - 1 (k > 0) of a phase of the node in slot s to the
- * lingering warps and the opener (lane 0; its release orders lane 0's
- * writes to the slot before, and a fence before it those of the other
- * lanes); the rest are the queue's.  The warp goes on with the slot
- * (sm->opened, warp_slot_work). */
-static __device__ void lane0_open_phase(warp_ctx *c, big_slot *s, uint32_t phase, uint32_t k)
-{
-    atom_exch_release_u64(&s->grab, slot_grab_word(phase, k));
-    c->sm->opened = 1;
-}
-
-/* Moves a node into a slot, opens its BIN phase and pushes its entries;
- * 0 when no slot is free (the node is then split by one warp).  A parking
- * build spills the node instead (1: it is taken care of). */
+/* Moves a node into a slot and pushes its BIN chunks; 0 when no slot is
+ * free (the node is then split by one warp).  A parking build spills the
+ * node instead (1: it is taken care of). */
 static __device__ int warp_start_big(warp_ctx *c, const task *t)
 {
     if (warp_parked(c)) {
@@ -168,21 +112,10 @@ static __device__ int warp_start_big(warp_ctx *c, const task *t)
         __syncwarp();
         return 1;
     }
-    int spare;
-    uint32_t id = warp_take_slot(c, &spare);
+    uint32_t id = warp_take_slot(c);
     if (id == NO_SLOT) return 0;
-    uint32_t n_chunks = warp_fill_slot(c, id, t), k = 0;
-    if (spare) { /* a big parent's slot, whose warp goes on with it (warp_slot_work) */
-        big_slot *s = &c->p->slots[id];
-        if (c->lane == 0) k = grab_share(lane0_count_lingering(s), n_chunks);
-        k = broadcast(k);
-        if (k) {
-            __threadfence(); /* the slot's bins, zeroed by every lane, before its phase opens */
-            __syncwarp();
-            if (c->lane == 0) lane0_open_phase(c, s, PHASE_BIN, k);
-        }
-    }
-    if (k < n_chunks) push_chunks(c->p, c->lane, PHASE_BIN, id, k, n_chunks - k, NO_SLOT, 0, 0);
+    uint32_t n_chunks = warp_fill_slot(c, id, t);
+    push_chunks(c->p, c->lane, PHASE_BIN, id, n_chunks, NO_SLOT, 0); /* its fence orders the slot before the chunks */
     return 1;
 }
 
@@ -333,8 +266,8 @@ static __device__ void big_take_children(warp_ctx *c, const task *t, const split
     }
     uint32_t first = warp_write_inner(c, t, d, pair);
     if (first == UINT32_MAX) return;
-    int larger = d->n_right > d->n_left, spare_big, spare_small; /* takes the spare slot: if no other is free, the smaller waits */
-    uint32_t id_big = warp_take_slot(c, &spare_big), id_small = warp_take_slot(c, &spare_small), n_l = 0, n_r = 0;
+    int larger = d->n_right > d->n_left; /* takes the spare slot: if no other is free, the smaller waits */
+    uint32_t id_big = warp_take_slot(c), id_small = warp_take_slot(c), n_l = 0, n_r = 0;
     uint32_t id_l = larger ? id_small : id_big, id_r = larger ? id_big : id_small;
 #pragma unroll 1
     for (uint32_t s = 0; s < 2; s++) { /* one child's task at a time: two would spill */
@@ -348,20 +281,7 @@ static __device__ void big_take_children(warp_ctx *c, const task *t, const split
             n_r = s ? n : n_r;
         }
     }
-    /* The larger child has the parent's slot, which this warp goes on
-     * with: its first chunks are the opener's and the lingering warps'. */
-    uint32_t n_big = id_l == id_big ? n_l : n_r, k = 0;
-    if (spare_big) {
-        if (c->lane == 0) k = grab_share(lane0_count_lingering(&p->slots[id_big]), n_big);
-        k = broadcast(k);
-        if (k) {
-            __threadfence(); /* the slot's bins, zeroed by every lane, before its phase opens */
-            __syncwarp();
-            if (c->lane == 0) lane0_open_phase(c, &p->slots[id_big], PHASE_BIN, k);
-        }
-    }
-    uint32_t k_l = id_l == id_big ? k : 0, k_r = id_l == id_big ? 0 : k;
-    if (n_l + n_r > k) push_chunks(p, c->lane, PHASE_BIN, id_l, k_l, n_l - k_l, id_r, k_r, n_r - k_r);
+    if (n_l + n_r) push_chunks(p, c->lane, PHASE_BIN, id_l, n_l, id_r, n_r); /* its fence orders the slots first */
 }
 
 /* Counts this warp's chunk as done (its stores fenced first); 1 for the
@@ -443,13 +363,7 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         s->right = right;
         s->done = 0;
     }
-    uint32_t k = 0;
-    if (c->lane == 0) { /* lane 0 alone wrote the split: its release orders it */
-        k = grab_share(lane0_count_lingering(s), n_scatter);
-        if (k) lane0_open_phase(c, s, PHASE_SCATTER, k);
-    }
-    k = broadcast(k);
-    if (k < n_scatter) push_chunks(p, c->lane, PHASE_SCATTER, id, k, n_scatter - k, NO_SLOT, 0, 0);
+    push_chunks(p, c->lane, PHASE_SCATTER, id, n_scatter, NO_SLOT, 0); /* its fence orders the slot before the chunks */
     PROBE_MARK(c, PROBE_BIN_SPLIT);
     PROBE_COUNT(c, PROBE_BIG_SPLITS);
 }
@@ -541,82 +455,6 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
         c->sm->spare_slot = NO_SLOT;
     }
     PROBE_MARK(c, PROBE_SCATTER_CHILDREN);
-}
-
-/* The next chunk for a warp done with one of the node in slot s (lane 0):
- * 1 << 63 | its phase << 32 | the chunk, taken from the slot's grab word;
- * 0 when the warp leaves the slot.  A warp that opened a phase (`opener`)
- * takes chunks until none is left; a warp that may linger (its stack is
- * empty, its block has idle warps) then waits for the next phase while
- * more warps are idle than entries are queued, counted in the slot's
- * `lingering` for each phase it waits for, and takes itself out when it
- * leaves with the phase unchanged or the slot given back (a count left
- * behind only makes a phase's opener take a chunk more).  Out of line and given values: it
- * runs once a chunk, and inlined, its state spills the kernel's
- * registers. */
-static __device__ __noinline__ unsigned long long lane0_next_chunk(const build_params *p, big_slot *s, int opener,
-                                                                   int may_linger)
-{
-    if (!opener && !may_linger) return 0;
-    unsigned long long g = ld_relaxed_u64(&s->grab);
-    int hungry = may_linger && queue_hungry(p->state); /* its loads in flight with the word's */
-    uint32_t seen = 0;  /* the phase and end of the word it lingers on */
-    long long since = 0; /* lingering since (clock64), 0 when not */
-    for (;;) {
-        if (grab_next(g) < grab_end(g)) {
-            g = atom_add_acquire_u64(&s->grab, 1ull);
-            if (grab_next(g) < grab_end(g)) return 1ull << 63 | (unsigned long long)grab_phase(g) << 32 | grab_next(g);
-        }
-        if (!may_linger) return 0;
-        if (since && g == GRAB_CLOSED && seen != (uint32_t)(GRAB_CLOSED >> 32)) { /* the node is done: no phase comes */
-            atomicSub(&s->lingering, 1);
-            return 0;
-        }
-        if (since == 0 || (uint32_t)(g >> 32) != seen) { /* wait for the next phase, if warps are hungry */
-            if (since) hungry = queue_hungry(p->state);
-            if (!hungry || atomicAdd(&s->lingering, 1) >= LINGER_WARPS) return 0;
-            seen = (uint32_t)(g >> 32);
-            since = clock64();
-        } else if (clock64() - since > LINGER_CYCLES) {
-            if ((uint32_t)(ld_relaxed_u64(&s->grab) >> 32) == seen) atomicSub(&s->lingering, 1);
-            return 0;
-        }
-        __nanosleep(256);
-        g = ld_relaxed_u64(&s->grab);
-    }
-}
-
-/* Does chunk `chunk` of phase `phase` of the big node in slot id (a queue
- * entry's), then the chunks it takes from the slot (lane0_next_chunk):
- * those of a phase it opened, and, lingering, those of the node's next
- * phases (its SCATTER, the BIN of the big child that keeps the slot).
- * Lingering is left out of the kernels for a growable pool, whose drain
- * it would delay. */
-static __device__ void warp_slot_work(warp_ctx *c, uint32_t id, uint32_t phase, uint32_t chunk)
-{
-    uint32_t opener = 0; /* lane 0: the warp opened a phase: it takes chunks until none is left */
-    for (;;) {
-        long long t0 = prof_start(c);
-        if (phase == PHASE_BIN) big_bin_chunk(c, id, chunk);
-        else big_scatter_chunk(c, id, chunk);
-        prof_add(c, PROF_CHUNK, t0);
-        prof_count(c, PROF_CHUNKS);
-        TIMELINE_ADD(c, TL_CHUNKS, 1);
-        long long waited = prof_start(c);
-        unsigned long long next = 0;
-        if (c->lane == 0) {
-            opener |= c->sm->opened;
-            c->sm->opened = 0;
-            /* lingering only where warps of the block are idle: a look at shared memory, not a round trip */
-            int may_linger = c->count == 0 && !c->can_park && shared_read(&c->bs->idle) > 0;
-            next = lane0_next_chunk(c->p, &c->p->slots[id], opener, may_linger);
-        }
-        next = __shfl_sync(FULL_MASK, next, 0);
-        prof_add(c, PROF_IDLE, waited);
-        if (!next) return;
-        phase = (uint32_t)(next >> 32) & 1u;
-        chunk = (uint32_t)next;
-    }
 }
 
 #endif

@@ -150,17 +150,11 @@ __global__ void triangle_boxes(const float *positions, const uint32_t *triangles
     }
 }
 
-/* Empties the queue, and closes every slot's phases (no warp lingers on a
- * slot of an earlier build; the host's initial build state frees the
- * slots). */
+/* Empties the queue (the host's initial build state frees the slots). */
 __global__ void reset_rings(build_params p)
 {
     uint32_t stride = gridDim.x * blockDim.x;
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < p.queue.capacity; i += stride) p.queue.seq[i] = i;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < SLOTS; i += stride) {
-        p.slots[i].grab = GRAB_CLOSED;
-        p.slots[i].lingering = 0;
-    }
 }
 
 /* Lane 0 allocates the root's array (the pool's first allocation); fill_root
@@ -210,9 +204,7 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
     if (root.n > p.big_node) {
         uint32_t n_chunks = warp_fill_slot(&c, 0, &root); /* slot 0, taken before any warp looks at the free ones */
         if (c.lane == 0) {
-            p.slots[0].n_chunks = 1; /* its BIN phase: one chunk, past the last (no references) */
-            p.slots[0].grab = slot_grab_word(PHASE_BIN, 0); /* none to take: its one chunk is the entry's */
-            p.slots[0].lingering = 0;
+            p.slots[0].n_chunks = 1; /* its BIN phase: the one entry below */
             p.state->slot_free[0] &= ~1u;
             p.state->slots_free.v -= 1u;
             task e = root;

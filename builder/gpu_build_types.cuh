@@ -61,12 +61,6 @@
 #ifndef IDLE_SLEEP_STEPS /* (-D) */
 #define IDLE_SLEEP_STEPS 4 /* an idle warp sleeps 32, 64, ... ns between looks, at most 32 << this */
 #endif
-#ifndef LINGER_CYCLES /* (-D) */
-#define LINGER_CYCLES 80000 /* how long a big node's warp waits on its slot for the next phase (gpu_big_node.cuh) */
-#endif
-#ifndef LINGER_WARPS /* (-D) */
-#define LINGER_WARPS 256 /* warps at most that wait on one slot */
-#endif
 #ifndef SLOTS /* (-D) */
 #define SLOTS 1024u /* big nodes in flight at once (a multiple of 32) */
 #endif
@@ -85,10 +79,8 @@ enum {
                              size: memory was overwritten (AWMalloc's wrap) */
 };
 
-/* A queue entry: a node task (slot == NO_SLOT), or work on the chunks of
- * the big node in slot `slot` (its open phase's next chunks, taken from the
- * slot: `n` and `depth`, the chunk and phase the entry was pushed for, are
- * only the probe's). */
+/* A queue entry: a node task (slot == NO_SLOT), or chunk `n` of phase
+ * `depth` of the big node in slot `slot`. */
 typedef struct __align__(16) task {
     float lo[3], hi[3];
     uint32_t *refs;
@@ -107,12 +99,6 @@ typedef struct big_slot {
     uint32_t n_left, n_right;
     uint32_t left_cursor, right_cursor;
     uint32_t *left, *right;
-    /* The open phase's first chunks (slot_grab_word), which the warps
-     * going on with the node take with one atomicAdd each
-     * (gpu_big_node.cuh), and how many warps linger on the slot for its
-     * next phase. */
-    unsigned long long grab;
-    int lingering;
 } big_slot;
 
 /* A counter alone in its 128-byte line: the hot ones are hit by atomics
@@ -227,7 +213,6 @@ typedef struct warp_smem {
      * the registers, which the hot loops need). */
     unsigned long long alloc_stats[3];
     uint32_t spare_slot; /* a big node's slot that its last chunk's warp keeps for a big child (lane 0), or NO_SLOT */
-    uint32_t opened;     /* the warp opened a phase of its slot's node: it goes on with it (lane 0) */
 } warp_smem;
 
 /* What the warps of a block share: tasks handed over, guarded by a lock. */

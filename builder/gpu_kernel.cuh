@@ -10,9 +10,7 @@
  *     in a slot; its BIN phase and its SCATTER phase are each cut into
  *     chunks of p->chunk references that any warps take, and the warp that finishes
  *     the last chunk of a phase moves the node on (SAH and child allocation
- *     after BIN; freeing the parent and taking the children after SCATTER);
- *     while warps are idle, a warp done with a chunk lingers on the slot
- *     and takes a chunk of the next phase as soon as it opens.
+ *     after BIN; freeing the parent and taking the children after SCATTER).
  * Sharing.  While more warps are idle (state.hungry) than entries are
  * queued, a warp sends every child of at least SHARE_MIN references to
  * the global queue instead of its own stack; and after each node it gives
@@ -218,10 +216,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
     }
     c.ticket = NO_TICKET;
     if (c.lane < 3) c.sm->alloc_stats[c.lane] = 0;
-    if (c.lane == 0) {
-        c.sm->spare_slot = NO_SLOT;
-        c.sm->opened = 0;
-    }
+    if (c.lane == 0) c.sm->spare_slot = NO_SLOT;
 #ifdef KDA_TIMELINE
     if (c.lane == 0) {
         unsigned long long now = global_ns(), first = atomicCAS(&p->state->t0, 0ull, now);
@@ -264,7 +259,12 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
         }
 #endif
         if (t.slot != NO_SLOT) {
-            warp_slot_work(&c, t.slot, t.depth, t.n);
+            long long t0 = prof_start(&c);
+            if (t.depth == PHASE_BIN) big_bin_chunk(&c, t.slot, t.n);
+            else big_scatter_chunk(&c, t.slot, t.n);
+            prof_add(&c, PROF_CHUNK, t0);
+            prof_count(&c, PROF_CHUNKS);
+            TIMELINE_ADD(&c, TL_CHUNKS, 1);
         } else if (warp_parked(&c)) {
             if (c.lane == 0) lane0_spill(&c, &t);
         } else {

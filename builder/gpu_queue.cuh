@@ -62,28 +62,6 @@ static __device__ __forceinline__ void st_relaxed_u32(uint32_t *p, uint32_t v)
     asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-static __device__ __forceinline__ unsigned long long ld_relaxed_u64(const unsigned long long *p)
-{
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-
-/* atomicAdd with acquire semantics (see atom_and_acquire_u32). */
-static __device__ __forceinline__ unsigned long long atom_add_acquire_u64(unsigned long long *p, unsigned long long v)
-{
-    unsigned long long old;
-    asm volatile("atom.acquire.gpu.global.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
-    return old;
-}
-
-/* atomicExch with release semantics: the thread's earlier writes happen
- * before it. */
-static __device__ __forceinline__ void atom_exch_release_u64(unsigned long long *p, unsigned long long v)
-{
-    asm volatile("{ .reg .b64 old; atom.release.gpu.global.exch.b64 old, [%0], %1; }" ::"l"(p), "l"(v) : "memory");
-}
-
 typedef struct ring {
     uint32_t *seq;     /* capacity sequence numbers */
     uint32_t capacity; /* a power of two */

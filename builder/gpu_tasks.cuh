@@ -58,9 +58,8 @@ static __device__ void warp_publish(warp_ctx *c, const task *t)
 }
 
 /* The warp pushes the chunk entries of a big node's phase, all at once
- * (the push is on the critical path of every big-node level): chunks
- * first .. first + count - 1 of the node in `slot`, then `count2` of the
- * node in `slot2` from first2 (the
+ * (the push is on the critical path of every big-node level): `count`
+ * chunks of the node in `slot`, then `count2` of the node in `slot2` (the
  * two big children of a big node start their BIN phases in one push: one
  * reservation and two fences, not two of each).  What the lanes stored
  * before (the nodes' slots) is visible before any entry is:
@@ -69,8 +68,7 @@ static __device__ void warp_publish(warp_ctx *c, const task *t)
  * context: inlined at its call sites, its code costs the small nodes'
  * loops 10% on the Dragon (H200). */
 static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t lane, uint32_t phase, uint32_t slot,
-                                                uint32_t first, uint32_t count, uint32_t slot2, uint32_t first2,
-                                                uint32_t count2)
+                                                uint32_t count, uint32_t slot2, uint32_t count2)
 {
     uint32_t pos = 0, total = count + count2;
 #ifdef KDA_PROBE /* the push's start, stamped into its entries (in the box a chunk entry does not use) */
@@ -86,15 +84,15 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
     /* In batches of at most the queue's capacity: a batch's cells are
      * distinct, and each waits only for entries pushed before it (with
      * tickets taken ahead, a push may be larger than the queue). */
-    for (uint32_t done = 0; done < total; done += p->queue.capacity) {
-        uint32_t batch = min(total - done, p->queue.capacity);
-        if (ring_wait_free_bulk(&p->queue, pos + done, batch, lane, &p->state->error.v)) return; /* the build failed */
+    for (uint32_t first = 0; first < total; first += p->queue.capacity) {
+        uint32_t batch = min(total - first, p->queue.capacity);
+        if (ring_wait_free_bulk(&p->queue, pos + first, batch, lane, &p->state->error.v)) return; /* the build failed */
 #ifdef KDA_PROBE
         if (lane == 0) atomicAdd(&p->state->probe[PROBE_CHECKED_NS], (global_ns() - pushed) * batch);
 #endif
 #pragma unroll 1
         for (uint32_t i = lane; i < batch; i += 32) {
-            uint32_t k = done + i;
+            uint32_t k = first + i;
             task e;
             e.lo[0] = e.lo[1] = e.lo[2] = e.hi[0] = e.hi[1] = e.hi[2] = 0.0f;
 #ifdef KDA_PROBE
@@ -102,13 +100,13 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
             e.lo[1] = __uint_as_float((uint32_t)(pushed >> 32));
 #endif
             e.refs = NULL;
-            e.n = k < count ? first + k : first2 + k - count;
+            e.n = k < count ? k : k - count;
             e.node = 0;
             e.depth = phase;
             e.slot = k < count ? slot : slot2;
             write_cell(&p->cells[(pos + k) & (p->queue.capacity - 1)], &e);
         }
-        ring_publish_bulk(&p->queue, pos + done, batch, lane);
+        ring_publish_bulk(&p->queue, pos + first, batch, lane);
 #ifdef KDA_PROBE /* every build's own state; the warm-up build's is printed */
         if (lane == 0) atomicAdd(&p->state->probe[PROBE_PUBLISH_NS], (global_ns() - pushed) * batch);
 #endif
@@ -189,15 +187,14 @@ static __device__ int lane0_block_pop(block_smem *b, task *t)
     return ok;
 }
 
-/* Whether more warps wait for work than entries are queued. */
-static __device__ int queue_hungry(const build_state *st)
+/* Whether more warps wait for work than entries are queued (lane 0). */
+static __device__ int lane0_queue_hungry(const warp_ctx *c)
 {
+    const build_state *st = c->p->state;
     /* Negative while seekers hold tickets for entries not yet pushed. */
     int32_t queued = (int32_t)(ld_relaxed_u32(&st->q_tail.v) - ld_relaxed_u32(&st->q_head.v));
     return (int32_t)ld_relaxed_u32(&st->hungry.v) > queued;
 }
-
-static __device__ int lane0_queue_hungry(const warp_ctx *c) { return queue_hungry(c->p->state); }
 
 /* Gives the bottom task of the stack to an idle warp of the block, or now
  * and then to the global queue while idle warps outnumber queued entries. */
