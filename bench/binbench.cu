@@ -38,7 +38,6 @@ enum { AS_BUILDER, PLANES_CHECKED, NO_ATOMICS, BOXES_COMPUTED, LOADS_ONLY, AXES_
 static const char *mode_name[N_MODES] = {"as the builder", "planes checked", "no bin atomics", "boxes computed",
                                          "loads only",     "axes rolled"};
 
-
 typedef struct bench_params {
     const float4 *box_lo, *box_hi;
     const uint32_t *refs;

@@ -72,13 +72,19 @@ static __device__ void lane0_release_slot(const build_params *p, uint32_t id)
     atomicAdd(&p->state->slots_free.v, 1u);
 }
 
+/* The chunks of a phase of a big node of n references. */
+static __device__ __forceinline__ uint32_t node_chunks(const build_params *p, uint32_t n)
+{
+    return (n + p->chunk - 1) / p->chunk;
+}
+
 /* Puts big node t into slot `id` (its bins zeroed) for its BIN phase; the
  * number of its chunks. */
 static __device__ uint32_t warp_fill_slot(warp_ctx *c, uint32_t id, const task *t)
 {
     big_slot *s = &c->p->slots[id];
     zero_bins(&s->bins[0][0][0], c->lane);
-    uint32_t n_chunks = (t->n + c->p->chunk - 1) / c->p->chunk;
+    uint32_t n_chunks = node_chunks(c->p, t->n);
     if (c->lane == 0) {
         s->t = *t;
         s->n_chunks = n_chunks;
@@ -350,7 +356,7 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         return;
     }
     PROBE_MARK(c, PROBE_SPLIT_ALLOC);
-    uint32_t n_scatter = (t.n + p->chunk - 1) / p->chunk; /* n_chunks, but the root's BIN phase is one (root_setup) */
+    uint32_t n_scatter = node_chunks(p, t.n); /* n_chunks, but the root's BIN phase is one (root_setup) */
     if (c->lane == 0) {
         s->n_chunks = n_scatter;
         s->axis = (uint32_t)d.axis;

@@ -207,16 +207,12 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
             p.slots[0].n_chunks = 1; /* its BIN phase: the one entry below */
             p.state->slot_free[0] &= ~1u;
             p.state->slots_free.v -= 1u;
-            task e = root;
-            e.refs = NULL;
-            e.n = n_chunks; /* past the last chunk: no references */
-            e.depth = PHASE_BIN;
-            e.slot = 0;
-#ifdef KDA_PROBE /* the push's time, where push_chunks stamps it (the probe's queue wait) */
+#ifdef KDA_PROBE
             unsigned long long pushed = global_ns();
-            e.lo[0] = __uint_as_float((uint32_t)pushed);
-            e.lo[1] = __uint_as_float((uint32_t)(pushed >> 32));
+#else
+            unsigned long long pushed = 0;
 #endif
+            task e = chunk_entry(PHASE_BIN, 0, n_chunks, pushed); /* past the last chunk: no references */
             lane0_push(&c, &e);
         }
     } else if (c.lane == 0) {

@@ -57,6 +57,29 @@ static __device__ void warp_publish(warp_ctx *c, const task *t)
     __syncwarp();
 }
 
+/* The queue entry of chunk `chunk` of phase `phase` of the big node in
+ * slot `slot`.  A -DKDA_PROBE build stamps it with the start of its push
+ * (`pushed`, in the box a chunk entry does not use), for the probe's
+ * queue wait. */
+static __device__ __forceinline__ task chunk_entry(uint32_t phase, uint32_t slot, uint32_t chunk,
+                                                   unsigned long long pushed)
+{
+    task e;
+    e.lo[0] = e.lo[1] = e.lo[2] = e.hi[0] = e.hi[1] = e.hi[2] = 0.0f;
+#ifdef KDA_PROBE
+    e.lo[0] = __uint_as_float((uint32_t)pushed);
+    e.lo[1] = __uint_as_float((uint32_t)(pushed >> 32));
+#else
+    (void)pushed;
+#endif
+    e.refs = NULL;
+    e.n = chunk;
+    e.node = 0;
+    e.depth = phase;
+    e.slot = slot;
+    return e;
+}
+
 /* The warp pushes the chunk entries of a big node's phase, all at once
  * (the push is on the critical path of every big-node level): `count`
  * chunks of the node in `slot`, then `count2` of the node in `slot2` (the
@@ -71,8 +94,10 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
                                                 uint32_t count, uint32_t slot2, uint32_t count2)
 {
     uint32_t pos = 0, total = count + count2;
-#ifdef KDA_PROBE /* the push's start, stamped into its entries (in the box a chunk entry does not use) */
+#ifdef KDA_PROBE /* the push's start, stamped into its entries */
     unsigned long long pushed = global_ns();
+#else
+    unsigned long long pushed = 0;
 #endif
     if (lane == 0) {
         pos = ring_reserve(&p->queue, total);
@@ -93,17 +118,7 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
 #pragma unroll 1
         for (uint32_t i = lane; i < batch; i += 32) {
             uint32_t k = first + i;
-            task e;
-            e.lo[0] = e.lo[1] = e.lo[2] = e.hi[0] = e.hi[1] = e.hi[2] = 0.0f;
-#ifdef KDA_PROBE
-            e.lo[0] = __uint_as_float((uint32_t)pushed);
-            e.lo[1] = __uint_as_float((uint32_t)(pushed >> 32));
-#endif
-            e.refs = NULL;
-            e.n = k < count ? k : k - count;
-            e.node = 0;
-            e.depth = phase;
-            e.slot = k < count ? slot : slot2;
+            task e = chunk_entry(phase, k < count ? slot : slot2, k < count ? k : k - count, pushed);
             write_cell(&p->cells[(pos + k) & (p->queue.capacity - 1)], &e);
         }
         ring_publish_bulk(&p->queue, pos + first, batch, lane);
