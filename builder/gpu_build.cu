@@ -207,12 +207,7 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
             p.slots[0].n_chunks = 1; /* its BIN phase: the one entry below */
             p.state->slot_free[0] &= ~1u;
             p.state->slots_free.v -= 1u;
-#ifdef KDA_PROBE
-            unsigned long long pushed = global_ns();
-#else
-            unsigned long long pushed = 0;
-#endif
-            task e = chunk_entry(PHASE_BIN, 0, n_chunks, pushed); /* past the last chunk: no references */
+            task e = chunk_entry(PHASE_BIN, 0, n_chunks, push_stamp()); /* past the last chunk: no references */
             lane0_push(&c, &e);
         }
     } else if (c.lane == 0) {

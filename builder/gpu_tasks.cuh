@@ -57,6 +57,17 @@ static __device__ void warp_publish(warp_ctx *c, const task *t)
     __syncwarp();
 }
 
+/* The start of a push of chunk entries, for the probe's queue wait
+ * (-DKDA_PROBE; 0 otherwise). */
+static __device__ __forceinline__ unsigned long long push_stamp(void)
+{
+#ifdef KDA_PROBE
+    return global_ns();
+#else
+    return 0;
+#endif
+}
+
 /* The queue entry of chunk `chunk` of phase `phase` of the big node in
  * slot `slot`.  A -DKDA_PROBE build stamps it with the start of its push
  * (`pushed`, in the box a chunk entry does not use), for the probe's
@@ -94,11 +105,7 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
                                                 uint32_t count, uint32_t slot2, uint32_t count2)
 {
     uint32_t pos = 0, total = count + count2;
-#ifdef KDA_PROBE /* the push's start, stamped into its entries */
-    unsigned long long pushed = global_ns();
-#else
-    unsigned long long pushed = 0;
-#endif
+    unsigned long long pushed = push_stamp(); /* stamped into its entries */
     if (lane == 0) {
         pos = ring_reserve(&p->queue, total);
         if (pos == UINT32_MAX) set_error(p, BUILD_QUEUE_FULL);
