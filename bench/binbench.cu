@@ -39,7 +39,7 @@ static const char *mode_name[N_MODES] = {"as the builder", "planes checked", "no
                                          "loads only",     "axes rolled"};
 
 typedef struct bench_params {
-    const float4 *box_lo, *box_hi;
+    const float4 *boxes; /* triangle i's box: lo at 2i, hi at 2i + 1 (one 32-byte sector, as the builder's tri_box) */
     const uint32_t *refs;
     uint32_t n;
     float lo[3], extent[3], scale[3];
@@ -58,7 +58,7 @@ static __device__ __forceinline__ void box_of(const bench_params *p, int mode, u
         }
         return;
     }
-    float4 l = __ldg(&p->box_lo[ref]), h = __ldg(&p->box_hi[ref]);
+    float4 l = __ldg(&p->boxes[2 * ref]), h = __ldg(&p->boxes[2 * ref + 1]);
     lo[0] = l.x, lo[1] = l.y, lo[2] = l.z;
     hi[0] = h.x, hi[1] = h.y, hi[2] = h.z;
 }
@@ -171,33 +171,30 @@ int main(void)
     CUDA(cudaGetDevice(&device), "no usable CUDA device");
     CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
     /* A strip surface in file order: triangle i lies next to i - 1. */
-    float4 *lo = (float4 *)malloc(N_REFS * sizeof(float4)), *hi = (float4 *)malloc(N_REFS * sizeof(float4));
+    float4 *boxes = (float4 *)malloc(2 * N_REFS * sizeof(float4));
     uint32_t *refs = (uint32_t *)malloc(N_REFS * sizeof(uint32_t));
-    if (!lo || !hi || !refs) {
+    if (!boxes || !refs) {
         fprintf(stderr, "kdalloc-binbench: out of host memory\n");
         return 1;
     }
     for (uint32_t i = 0; i < N_REFS; i++) {
         float x = (float)(i % 256) / 256.0f, y = (float)(i / 256) / 260.0f;
         float z = 0.5f + 0.1f * sinf(7.0f * x) * cosf(5.0f * y);
-        lo[i] = make_float4(x, y, z, 0.0f);
-        hi[i] = make_float4(x + 1.0f / 256.0f, y + 1.0f / 260.0f, z + 0.002f, 0.0f);
+        boxes[2 * i] = make_float4(x, y, z, 0.0f);
+        boxes[2 * i + 1] = make_float4(x + 1.0f / 256.0f, y + 1.0f / 260.0f, z + 0.002f, 0.0f);
         refs[i] = i;
     }
     bench_params p;
-    float4 *d_lo, *d_hi;
+    float4 *d_boxes;
     uint32_t *d_refs, *d_sink;
     unsigned long long *d_counts;
-    CUDA(cudaMalloc((void **)&d_lo, N_REFS * sizeof(float4)), "cudaMalloc");
-    CUDA(cudaMalloc((void **)&d_hi, N_REFS * sizeof(float4)), "cudaMalloc");
+    CUDA(cudaMalloc((void **)&d_boxes, 2 * N_REFS * sizeof(float4)), "cudaMalloc");
     CUDA(cudaMalloc((void **)&d_refs, N_REFS * sizeof(uint32_t)), "cudaMalloc");
     CUDA(cudaMalloc((void **)&d_sink, sizeof(uint32_t)), "cudaMalloc");
     CUDA(cudaMalloc((void **)&d_counts, 2 * sizeof(unsigned long long)), "cudaMalloc");
-    CUDA(cudaMemcpy(d_lo, lo, N_REFS * sizeof(float4), cudaMemcpyHostToDevice), "copying the boxes");
-    CUDA(cudaMemcpy(d_hi, hi, N_REFS * sizeof(float4), cudaMemcpyHostToDevice), "copying the boxes");
+    CUDA(cudaMemcpy(d_boxes, boxes, 2 * N_REFS * sizeof(float4), cudaMemcpyHostToDevice), "copying the boxes");
     CUDA(cudaMemcpy(d_refs, refs, N_REFS * sizeof(uint32_t), cudaMemcpyHostToDevice), "copying the references");
-    p.box_lo = d_lo;
-    p.box_hi = d_hi;
+    p.boxes = d_boxes;
     p.refs = d_refs;
     p.n = N_REFS;
     const float node_lo[3] = {0.0f, 0.0f, 0.3f}, node_extent[3] = {1.01f, 1.01f, 0.4f};
@@ -225,8 +222,7 @@ int main(void)
         }
         printf("%-16s %14.0f %14.0f\n", mode_name[m], per_chunk[0], per_chunk[1]);
     }
-    free(lo);
-    free(hi);
+    free(boxes);
     free(refs);
     return 0;
 }

@@ -140,13 +140,13 @@ extern "C" void gpu_tree_free(gpu_tree *g)
  * Setup kernels
  * ------------------------------------------------------------------------ */
 
-__global__ void triangle_boxes(const float *positions, const uint32_t *triangles, uint32_t n, float4 *lo, float4 *hi)
+__global__ void triangle_boxes(const float *positions, const uint32_t *triangles, uint32_t n, tri_box *boxes)
 {
     for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x) {
         float l[3], h[3];
         kdtree_triangle_box(positions, triangles, t, l, h);
-        lo[t] = make_float4(l[0], l[1], l[2], 0.0f);
-        hi[t] = make_float4(h[0], h[1], h[2], 0.0f);
+        boxes[t].lo = make_float4(l[0], l[1], l[2], 0.0f);
+        boxes[t].hi = make_float4(h[0], h[1], h[2], 0.0f);
     }
 }
 
@@ -282,7 +282,7 @@ __global__ void resume_queue(build_params p, uint32_t spilled)
  * ------------------------------------------------------------------------ */
 
 typedef struct build_buffers {
-    float4 *box_lo, *box_hi;
+    tri_box *boxes;
     build_state *state;
     task *cells, *spill;
     uint2 *out_left; /* one per warp of the grid */
@@ -296,8 +296,7 @@ typedef struct build_buffers {
 
 static void free_buffers(build_buffers *b)
 {
-    cudaFree(b->box_lo);
-    cudaFree(b->box_hi);
+    cudaFree(b->boxes);
     cudaFree(b->state);
     cudaFree(b->cells);
     cudaFree(b->spill);
@@ -312,9 +311,8 @@ static void free_buffers(build_buffers *b)
 /* (Re)allocates what a capacity change invalidated; everything on first use. */
 static int alloc_buffers(build_buffers *b, uint32_t n, char *err, size_t errlen)
 {
-    if (!b->box_lo) {
-        CHECK(cudaMalloc(&b->box_lo, (size_t)n * sizeof(float4)), "allocating triangle boxes on the GPU");
-        CHECK(cudaMalloc(&b->box_hi, (size_t)n * sizeof(float4)), "allocating triangle boxes on the GPU");
+    if (!b->boxes) {
+        CHECK(cudaMalloc(&b->boxes, (size_t)n * sizeof(tri_box)), "allocating triangle boxes on the GPU");
         CHECK(cudaMalloc(&b->state, sizeof(build_state)), "allocating the build state");
         CHECK(cudaMalloc(&b->slots, SLOTS * sizeof(big_slot)), "allocating big-node slots");
         CHECK(cudaMalloc(&b->out_left, (size_t)b->warps * sizeof(uint2)), "allocating the build state");
@@ -385,8 +383,7 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     build_params p;
     memset(&p, 0, sizeof p);
     p.heap = pool->heap;
-    p.box_lo = b->box_lo;
-    p.box_hi = b->box_hi;
+    p.boxes = b->boxes;
     p.state = b->state;
     p.cells = b->cells;
     p.spill = b->spill;
@@ -504,7 +501,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
     CHECK(cudaEventCreate(&stop), "cudaEventCreate");
 
     CHECK(cudaEventRecord(start), "cudaEventRecord");
-    triangle_boxes<<<fill_blocks, 256>>>(g->positions, g->triangles, n, b->box_lo, b->box_hi);
+    triangle_boxes<<<fill_blocks, 256>>>(g->positions, g->triangles, n, b->boxes);
     CHECK(cudaGetLastError(), "launching triangle_boxes");
     memset(grew, 0, sizeof *grew);
     for (int has_root = 0;;) {

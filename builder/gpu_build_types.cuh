@@ -101,6 +101,15 @@ typedef struct big_slot {
     uint32_t *left, *right;
 } big_slot;
 
+/* A triangle's bounding box (w unused), in one 32-byte sector: a box
+ * loaded by reference, as every node loads its references' boxes, costs
+ * one sector, not one from each of two arrays (lo and hi apart, until
+ * this layout, the 10M-triangle build took 1.13x as long and the Dragon's
+ * 1.013x; H100, docs/RESULTS.md, twelfth round). */
+typedef struct __align__(32) tri_box {
+    float4 lo, hi;
+} tri_box;
+
 /* A counter alone in its 128-byte line: the hot ones are hit by atomics
  * from every warp, and must not also slow down each other's readers. */
 typedef struct __align__(128) line_u32 {
@@ -181,7 +190,7 @@ typedef struct build_state {
 
 typedef struct build_params {
     kda_heap heap;
-    const float4 *box_lo, *box_hi; /* triangles' bounding boxes */
+    const tri_box *boxes;    /* triangles' bounding boxes */
     build_state *state;
     task *cells;
     ring queue;
@@ -342,7 +351,7 @@ static __device__ __forceinline__ void load_box(const build_params *p, uint32_t 
         set_error(p, BUILD_CORRUPT);
         tri = 0;
     }
-    float4 l = __ldg(&p->box_lo[tri]), h = __ldg(&p->box_hi[tri]);
+    float4 l = __ldg(&p->boxes[tri].lo), h = __ldg(&p->boxes[tri].hi);
     lo[0] = l.x, lo[1] = l.y, lo[2] = l.z;
     hi[0] = h.x, hi[1] = h.y, hi[2] = h.z;
 }
@@ -355,8 +364,8 @@ static __device__ __forceinline__ void load_box_axis(const build_params *p, uint
         set_error(p, BUILD_CORRUPT);
         tri = 0;
     }
-    *lo = __ldg((const float *)&p->box_lo[tri] + axis);
-    *hi = __ldg((const float *)&p->box_hi[tri] + axis);
+    *lo = __ldg((const float *)&p->boxes[tri].lo + axis);
+    *hi = __ldg((const float *)&p->boxes[tri].hi + axis);
 }
 
 
