@@ -119,22 +119,27 @@ static __device__ __forceinline__ uint64_t candidate_key(int axis, float pos, in
 }
 
 /* Every lane ends with the cheapest decision of the warp: the least
- * (cost, key) is found first, then the lowest lane holding it gives the
- * rest of its decision (plane, counts, position: one lane's, so they agree
- * even where two binned planes share a position but not a threshold). */
+ * (cost, key).  The least cost first (a butterfly of minima); the lowest
+ * lane holding it gives its decision when every lane that ties with it
+ * holds the same key, as is usual (triangles sharing a vertex make equal
+ * candidates), and otherwise the least key among them is found.  The
+ * decision (plane, counts, position) is one lane's, so its fields agree
+ * even where two binned planes share a position but not a threshold. */
 static __device__ __forceinline__ split_decision warp_best(split_decision d, uint64_t key)
 {
     float cost = d.cost;
-    uint64_t best_key = key;
-    for (int off = 16; off > 0; off >>= 1) {
-        float oc = __shfl_xor_sync(FULL_MASK, cost, off);
-        uint64_t okey = __shfl_xor_sync(FULL_MASK, best_key, off);
-        if (oc < cost || (oc == cost && okey < best_key)) {
-            cost = oc;
-            best_key = okey;
+    for (int off = 16; off > 0; off >>= 1) cost = fminf(cost, __shfl_xor_sync(FULL_MASK, cost, off));
+    int tied = d.cost == cost;
+    int src = __ffs(__ballot_sync(FULL_MASK, tied)) - 1;
+    uint64_t first_key = __shfl_sync(FULL_MASK, key, src);
+    if (__any_sync(FULL_MASK, tied && key != first_key)) { /* different planes of the same cost */
+        uint64_t least = tied ? key : UINT64_MAX;
+        for (int off = 16; off > 0; off >>= 1) {
+            uint64_t other = __shfl_xor_sync(FULL_MASK, least, off);
+            least = other < least ? other : least;
         }
+        src = __ffs(__ballot_sync(FULL_MASK, tied && key == least)) - 1;
     }
-    int src = __ffs(__ballot_sync(FULL_MASK, d.cost == cost && key == best_key)) - 1;
     d.cost = cost;
     d.pos = __shfl_sync(FULL_MASK, d.pos, src);
     d.axis = __shfl_sync(FULL_MASK, d.axis, src);
@@ -289,6 +294,18 @@ static __device__ __forceinline__ void exact_boxes_store(exact_boxes *ex, uint32
     __syncwarp();
 }
 
+/* c + 1 where a < b, else c, counted in a float: set.lt gives 1.0 or 0.0
+ * and an add takes it, two instructions, where c += (a < b) on an integer
+ * compiles to three (a compare, an add and a predicated move).  Exact: a
+ * count is at most 64.  (count_sides does four of them per two references;
+ * so written, every build got 1.5-4% faster: H100, docs/RESULTS.md,
+ * twelfth round.) */
+static __device__ __forceinline__ float count_lt(float c, float a, float b)
+{
+    asm("{\n\t.reg .f32 t;\n\tset.lt.f32.f32 t, %1, %2;\n\tadd.rn.f32 %0, %0, t;\n\t}" : "+f"(c) : "f"(a), "f"(b));
+    return c;
+}
+
 /* Counts, for this lane's candidate plane `cand` on one axis, the node's
  * references e[0 .. n-1] (n even, padded): nl of those with tri_lo < cand,
  * nr with tri_hi > cand, np (with_planar only) of those lying in the plane
@@ -299,24 +316,25 @@ static __device__ __forceinline__ void count_sides(float cand, const float2 *e, 
                                                    uint32_t *nl, uint32_t *nr, uint32_t *np)
 {
     const float4 *pairs = (const float4 *)e;
-    uint32_t l = 0, r = 0, q = 0;
+    float l = 0.0f, r = 0.0f;
+    uint32_t q = 0;
     if (with_planar) {
         for (uint32_t j = 0; j < n / 2; j++) {
             float4 v = pairs[j];
-            l += (v.x < cand) + (v.z < cand);
-            r += (v.y > cand) + (v.w > cand);
+            l = count_lt(count_lt(l, v.x, cand), v.z, cand);
+            r = count_lt(count_lt(r, cand, v.y), cand, v.w);
             q += (v.x == v.y && v.x == cand) + (v.z == v.w && v.z == cand);
         }
     } else {
 #pragma unroll 2
         for (uint32_t j = 0; j < n / 2; j++) {
             float4 v = pairs[j];
-            l += (v.x < cand) + (v.z < cand);
-            r += (v.y > cand) + (v.w > cand);
+            l = count_lt(count_lt(l, v.x, cand), v.z, cand);
+            r = count_lt(count_lt(r, cand, v.y), cand, v.w);
         }
     }
-    *nl = l;
-    *nr = r;
+    *nl = (uint32_t)l;
+    *nr = (uint32_t)r;
     *np = q;
 }
 
