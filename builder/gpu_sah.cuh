@@ -318,7 +318,8 @@ static __device__ __forceinline__ void count_sides(float cand, const float2 *e, 
     const float4 *pairs = (const float4 *)e;
     float l = 0.0f, r = 0.0f;
     uint32_t q = 0;
-    if (with_planar) {
+    if (with_planar) { /* not unrolled: the compiler's four steps and their odd ones cost Conference 2.7% */
+#pragma unroll 1
         for (uint32_t j = 0; j < n / 2; j++) {
             float4 v = pairs[j];
             l = count_lt(count_lt(l, v.x, cand), v.z, cand);
