@@ -298,8 +298,9 @@ static __device__ __forceinline__ void exact_boxes_store(exact_boxes *ex, uint32
  * and an add takes it, two instructions, where c += (a < b) on an integer
  * compiles to three (a compare, an add and a predicated move).  Exact: a
  * count is at most 64.  (count_sides does four of them per two references;
- * so written, every build got 1.5-4% faster: H100, docs/RESULTS.md,
- * twelfth round.) */
+ * so written, builds got up to 4% faster: H100, docs/RESULTS.md, twelfth
+ * round.)  Not flushed to zero: the build must not use -ftz=true, under
+ * which the C comparisons of exact_sides would treat subnormals otherwise. */
 static __device__ __forceinline__ float count_lt(float c, float a, float b)
 {
     asm("{\n\t.reg .f32 t;\n\tset.lt.f32.f32 t, %1, %2;\n\tadd.rn.f32 %0, %0, t;\n\t}" : "+f"(c) : "f"(a), "f"(b));
