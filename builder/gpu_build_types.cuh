@@ -19,16 +19,15 @@
  * up to a power of two, within [CHUNK_MIN, CHUNK_MAX], so that the top of
  * the tree splits into chunks enough to keep many warps busy but not so
  * many that their merges into the node's bins contend (H200, docs/RESULTS.md:
- * 128 is best for Sponza and Sibenik, 512 for Conference and 10M triangles;
- * Conference's 512, and big nodes of 2048, came with CHUNK_SHARE 1024 in the
- * thirteenth round, 3-4% faster than 256 and 1024).  At most 512: a SCATTER
- * chunk keeps two bits of sides per lane and step in one word. */
+ * 128 is best for Sponza and Sibenik, 256 for Conference, 512 for 10M
+ * triangles).  At most 512: a SCATTER chunk keeps two bits of sides per
+ * lane and step in one word. */
 #ifndef CHUNK_MIN /* (-D) */
 #define CHUNK_MIN 128
 #endif
 #define CHUNK_MAX 512
 #ifndef CHUNK_SHARE /* (-D) */
-#define CHUNK_SHARE 1024
+#define CHUNK_SHARE 2048
 #endif
 /* A node of more than build_params.big_node references is split by many
  * warps: BIG_CHUNKS chunks' worth, at least BIG_NODE_MIN, so 512 for
