@@ -12,7 +12,7 @@
  *   halloc.h       Halloc         slabs of size classes, bitmaps (Adinetz 2014)
  *   fdgmalloc.h    FDGMalloc      per-warp superblocks, freed all at once (Widmer 2013)
  *   countedbump.h  CountedBump    per-SM bump in chunks that count their blocks (ours)
- * CMake's list KDA_ALLOCATORS names them; KDT_ALLOCATOR picks one, and
+ * CMake's list KDA_ALLOCATORS names them; KDA_ALLOCATOR picks one, and
  * KDA_ALLOC_HEADER and KDA_ALLOCATOR_<NAME> are defined from it.  There is
  * no run-time dispatch: kda_malloc and kda_free compile to one algorithm.
  *

@@ -15,12 +15,26 @@
  * growable pool's state has room for its limit, and growth raises `cells`):
  *   bits[]         one bit a chunk: taken (a slot's, or part of a run)
  *   slot[s]        64 bits: chunk + 1 (top 17; 0: none), bytes handed out
- *                  of it (30), requests served from it (low 17)
+ *                  of it (30), requests served from it (low 17); beside it,
+ *                  in its line, the fill word: generation << 1 | (a fill
+ *                  of the empty slot is under way)
  *   balance[c]     requests of chunk c still live once it is closed, minus
  *                  the frees before that; CB_LARGE at a run's first chunk
  *   run[c]         a run's chunk count, at its first chunk
  *   lock, hint     the runs of more than 64 chunks; the lowest bitmap word
  *                  that may have a free chunk
+ *
+ * Slots and SMs.  Slot s belongs to the SM whose id is s.  An SM whose
+ * id is at or above the slot count shares slot id % slots: in a pool
+ * planned with fewer slots than SMs (a growable pool whose limit holds
+ * fewer than two chunks an SM), or where SM ids exceed the count the pool
+ * was planned for (%smid need not lie below it).  A slot takes adds from
+ * at most cb_sharers(C) SMs, those of ids s, s + slots, ... (1 for 1 MiB
+ * chunks, 3 for 512 KiB, up to 63); an SM beyond them takes a run of
+ * whole chunks for each request instead, as large requests do.  The plan
+ * makes the chunks smaller until the SMs it was planned for fit
+ * (ceil(SMs / slots) <= cb_sharers(C)), so only unforeseen SM ids take
+ * that path.
  *
  * Invariants.
  *   - A small request is one atomicAdd of (bytes << 17 | 1) on its SM's
@@ -31,9 +45,13 @@
  *   - Only the closer writes the slot while it names a chunk: it stores the
  *     next chunk (bytes and requests 0).  The requests that fail after the
  *     close wait until the slot names another chunk or fits again, then add
- *     once more; so each thread adds at most once to a closed value, and the
- *     bytes field stays below C + 2048 x C/4 < 2^30 (at most 2048 threads on
- *     an SM; a warp's lanes add as one).
+ *     once more; so each thread adds at most once to a closed value (a
+ *     warp's lanes add as one).  An SM runs at most CB_SM_THREADS = 2048
+ *     threads (host threads: at most that many per SM id), and at most
+ *     k = cb_sharers(C) SMs add to a slot, so the bytes field stays at or
+ *     below C + k x 2048 x C/4 < 2^30 and the count at or below
+ *     C/16 + k x 2048 < 2^17 (the served requests, each of 16 bytes or
+ *     more, and one add a thread after the close).
  *   - The closer adds the served count to the balance; each free subtracts
  *     one.  Before the close the balance is <= 0, so the one operation that
  *     brings it to exactly 0 afterwards (the close or the last free) finds
@@ -41,9 +59,52 @@
  *   - Every add goes to the slot, never to a chunk directly, so no thread
  *     holds a chunk it read long ago: a recycled chunk is unreachable until
  *     a slot or a run takes it again.
- *   - A slot with no chunk (the pool ran out) is installed by CAS by the
- *     first request that finds a chunk free again; a request that finds
- *     none puts the slot back to 0, so failed adds do not pile up.
+ *   - A slot with no chunk (the pool ran out) is filled by one request at a
+ *     time, under the slot's fill word: the filler looks at the slot, takes
+ *     a free chunk only if it is still empty, and installs it, or, when
+ *     none is free, puts the slot back to 0 (the failed adds' bytes
+ *     cleared).  The other requests wait for the fill.  A request returns
+ *     NULL only once a fill that began after its add has ended with the
+ *     slot empty, or its own close found no chunk: a scan of the bitmap
+ *     that began during the request found no free chunk.  Each thread adds
+ *     at most once to an empty value before the value is written again, so
+ *     the bound above holds for it too.
+ *
+ * Memory order (PTX: the atomics are relaxed, kda_fence is fence.sc.gpu;
+ * a fence then a write releases, a read then a fence acquires, and any two
+ * fence.sc are ordered, the later synchronising with the earlier):
+ *   - free: its fence, then the balance add (releases the block's
+ *     accesses).  Recycling: that add, a fence, the bit cleared (acquires
+ *     every free counted, releases to the next taker).
+ *   - taking a chunk (atomicOr) or a run (CAS), then writing its balance
+ *     and run: a fence between (acquire), so that the writes land after the
+ *     chunk's last life: its last balance add, a run's `run[c] = 0`.
+ *     Without it the model lets a run's length read 0 at its free (the run
+ *     never given back) or a stale add land on a fresh balance.
+ *   - installing a chunk in a slot: balance 0, a fence, the slot written
+ *     (release).  The closer fences before its balance add (acquire, also
+ *     when it took no next chunk).  A free of a block of the chunk follows
+ *     the 0 too: the add that handed the block out read the installer's
+ *     slot value, so the installer's fence precedes the fence of the thread
+ *     that made that add (and, alloc.h's rule, of any thread the block
+ *     went to) in the fence.sc order.
+ *   - free_large reads run[c] after free's fence, which follows
+ *     malloc_large's fence (after its run and balance writes) in the same
+ *     way.
+ *   - the fill word: a fence between a request's add and its first read of
+ *     the fill word (a fill that begins later sees the add), between a read
+ *     or lock of the fill word and a read of the slot, and before the
+ *     unlock.
+ *   - a served request uses its block with no fence after its add: the
+ *     block's address is computed from the add's result.  The PTX model
+ *     does not order accesses by such a dependency; the hardware does: no
+ *     access issues before its address is known, the add is performed at
+ *     L2 after the previous owners' accesses were (the fences above), and
+ *     global stores go through to L2.  An acquire there (atom.acquire, or
+ *     a fence) would make it hold in the model too, at a price on every
+ *     request; the fast path stays one relaxed atomicAdd.
+ *   - the bitmap's plain loads, the hint and the runs' lock only steer the
+ *     searches; the atomicOr or CAS on a bitmap word decides.
  * malloc's fast path: one atomicAdd.  free's: a fence and one atomicAdd.
  */
 #ifndef KDA_COUNTEDBUMP_H
@@ -66,6 +127,27 @@
 #define CB_LARGE (1 << 30) /* a run's balance: above any count of requests */
 #define CB_MIN_CHUNK 1024u
 #define CB_MAX_CHUNK (1u << 20)
+/* The most threads one SM runs at once (2048 on every CUDA GPU so far),
+ * as a power of two: each may add once to a closed or empty slot value. */
+#define CB_SM_THREADS_LOG2 11
+#define CB_SM_THREADS (1u << CB_SM_THREADS_LOG2)
+
+/* How many SMs may add to one slot with chunks of `chunk` bytes (a power
+ * of two): the most k with chunk + k x CB_SM_THREADS x chunk/4 < 2^30 (the
+ * bytes stay below the chunk field) and chunk/16 + k x CB_SM_THREADS <
+ * 2^17 (the count below the bytes).  1 for 1 MiB chunks, 3 for 512 KiB,
+ * 7 for 256 KiB, ..., 62 for 32 KiB, 63 below. */
+KDA_HD uint32_t cb_sharers(uint32_t chunk)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t log2 = (uint32_t)__ffs(chunk) - 1;
+#else
+    uint32_t log2 = (uint32_t)__builtin_ffs((int)chunk) - 1;
+#endif
+    uint32_t by_bytes = ((1u << CB_BYTES_BITS) - 1 - chunk) >> (CB_SM_THREADS_LOG2 - 2 + log2);
+    uint32_t by_count = ((1u << CB_COUNT_BITS) - 1 - chunk / KDA_UNIT) >> CB_SM_THREADS_LOG2;
+    return by_bytes < by_count ? by_bytes : by_count;
+}
 
 /* ---- the state's layout in heap.meta ---- */
 /* The bitmap words that hold the pool's chunks (the searches' range). */
@@ -78,6 +160,9 @@ KDA_HD uint64_t *cb_slot(const kda_heap *h, uint32_t s)
 {
     return cb_bits(h) + (h->cells_max + 63) / 64 + (uint64_t)s * CB_SLOT_STRIDE;
 }
+/* Slot s's fill word, in the slot's line: generation << 1, | 1 while a
+ * request fills the empty slot. */
+KDA_HD uint32_t *cb_fill(const kda_heap *h, uint32_t s) { return (uint32_t *)(cb_slot(h, s) + 1); }
 /* Balances are spread so that chunks next to each other (slots take them
  * from the bottom) count their frees in different lines: chunk c's
  * balance is entry (c % 32) x rows + c / 32, rows = ceil(cells_max / 32). */
@@ -96,13 +181,6 @@ KDA_HD uint32_t cb_slot_chunk(uint64_t value) { return (uint32_t)(value >> CB_CH
 KDA_HD uint64_t cb_slot_bytes(uint64_t value) { return value >> CB_COUNT_BITS & ((1ull << CB_BYTES_BITS) - 1); }
 KDA_HD uint32_t cb_slot_count(uint64_t value) { return (uint32_t)value & ((1u << CB_COUNT_BITS) - 1); }
 KDA_HD uint64_t cb_slot_value(uint32_t chunk1) { return (uint64_t)chunk1 << CB_CHUNK_SHIFT; }
-
-/* The slot of the calling thread's SM (SM ids may exceed the count). */
-KDA_FN uint32_t cb_slot_of_sm(const kda_heap *h)
-{
-    uint32_t sm = kda_sm_id();
-    return sm < h->groups ? sm : sm % h->groups;
-}
 
 /* The chunk a block lies in (chunks are a power of two in size). */
 KDA_FN uint32_t cb_chunk_of(const kda_heap *h, const void *ptr)
@@ -148,6 +226,7 @@ KDA_FN uint64_t cb_mask(uint32_t c, uint32_t k, uint32_t w)
 /* Gives chunks [c, c + k) back to the bitmap, and lowers the hint to them. */
 KDA_FN void cb_give_back(const kda_heap *h, uint32_t c, uint32_t k)
 {
+    if (k == 0) return; /* nothing (and c + k - 1 would wrap) */
     for (uint32_t w = c / 64; w <= (c + k - 1) / 64; w++) kda_and64(cb_bits(h) + w, ~cb_mask(c, k, w));
     for (uint32_t hint = kda_load32(cb_hint(h)); hint > c / 64;) {
         uint32_t old = kda_cas32(cb_hint(h), hint, c / 64);
@@ -259,8 +338,9 @@ KDA_FN uint64_t cb_fresh_chunk(const kda_heap *h)
 {
     int64_t c = cb_take_low(h);
     if (c < 0) return 0;
+    kda_fence(); /* acquire: the balance is written after its last life's adds */
     kda_store32((uint32_t *)cb_balance(h, (uint32_t)c), 0);
-    kda_fence();
+    kda_fence(); /* release: before the slot names the chunk */
     return cb_slot_value((uint32_t)c + 1);
 }
 
@@ -269,6 +349,7 @@ KDA_FN uint64_t cb_fresh_chunk(const kda_heap *h)
  * chunk was left (the slot then has none). */
 KDA_FN int cb_close(const kda_heap *h, uint32_t s, uint32_t c, uint32_t served)
 {
+    kda_fence(); /* acquire: the balance add below follows the installer's 0 */
     uint64_t next = cb_fresh_chunk(h);
     kda_store64(cb_slot(h, s), next);
     int32_t before = (int32_t)kda_add32((uint32_t *)cb_balance(h, c), served);
@@ -276,19 +357,44 @@ KDA_FN int cb_close(const kda_heap *h, uint32_t s, uint32_t c, uint32_t served)
     return next != 0;
 }
 
-/* Slot s has no chunk: installs one unless another request did first.  0
- * when none is free; the slot's count of failed adds is then cleared. */
+/* The fill of slot s, by the request that holds its fill word (`locked`):
+ * installs a free chunk if the slot is still empty, else puts it back to 0
+ * (clearing the failed adds).  While the slot has no chunk only a filler
+ * writes it (a closer writes only the chunk it closed), so the CAS below
+ * fails only on adds.  1 when the slot has a chunk. */
+KDA_FN int cb_fill_locked(const kda_heap *h, uint32_t s, uint32_t locked)
+{
+    kda_fence(); /* the slot and the bitmap are read after the lock (and the adds it waited for) */
+    uint64_t seen = kda_load64(cb_slot(h, s)), next = 0, old;
+    if (!cb_slot_chunk(seen)) {
+        next = cb_fresh_chunk(h);
+        while (!cb_slot_chunk(seen) && (old = kda_cas64(cb_slot(h, s), seen, next)) != seen) seen = old;
+        if (cb_slot_chunk(seen) && next) cb_give_back(h, cb_slot_chunk(next) - 1, 1); /* never: see above */
+    }
+    kda_fence(); /* release: the slot's new value before the unlock */
+    kda_store32(cb_fill(h, s), locked - 1);
+    return cb_slot_chunk(seen) || next;
+}
+
+/* Slot s had no chunk when this request looked (after its add, if it
+ * added): 1 once the slot names one (ask again), 0 when a fill that began
+ * after that look ended with the slot empty (no chunk was free).  One
+ * request fills at a time; it takes a chunk only after it has seen the
+ * slot still empty, so no request fails while another holds a chunk on its
+ * way into the slot. */
 KDA_FN int cb_fill_empty(const kda_heap *h, uint32_t s)
 {
-    uint64_t next = cb_fresh_chunk(h), seen = kda_load64(cb_slot(h, s));
+    uint32_t *fill = cb_fill(h, s);
+    kda_fence(); /* the add lands before any fill that begins after the word read next */
+    uint32_t f = kda_load32(fill), first = (f >> 1) + 1; /* the first fill that began after this point */
     for (;;) {
-        if (cb_slot_chunk(seen)) { /* installed by another request */
-            if (next) cb_give_back(h, cb_slot_chunk(next) - 1, 1);
-            return 1;
-        }
-        uint64_t old = kda_cas64(cb_slot(h, s), seen, next);
-        if (old == seen) return next != 0;
-        seen = old;
+        kda_fence(); /* acquire: the slot as the fill word's last fill left it, or later */
+        if (cb_slot_chunk(kda_load64(cb_slot(h, s)))) return 1;
+        uint32_t ended = ((f >> 1) - first) & 0x7fffffffu; /* fills since `first` ended (mod 2^31) */
+        if (ended < (1u << 30) && ended >= (f & 1)) return 0;
+        if (!(f & 1) && kda_cas32(fill, f, f + 3) == f) return cb_fill_locked(h, s, f + 3);
+        if (f & 1) kda_pause();
+        f = kda_load32(fill);
     }
 }
 
@@ -311,6 +417,7 @@ KDA_FN void *cb_malloc_large(const kda_heap *h, uint64_t need)
     int64_t c = k <= 64 ? cb_take_high(h, (uint32_t)k) : -1;
     if (c < 0) c = cb_take_long(h, (uint32_t)k);
     if (c < 0) return NULL;
+    kda_fence(); /* acquire: after the last free's run[c] = 0 and balance add */
     kda_store32(cb_run(h, (uint32_t)c), (uint32_t)k);
     kda_store32((uint32_t *)cb_balance(h, (uint32_t)c), CB_LARGE);
     kda_fence();
@@ -376,8 +483,13 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 {
     if (size == 0 || size > h->bytes) return NULL;
     uint64_t need = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
-    if (need > h->cell_bytes / 4) return cb_malloc_large(h, need);
-    uint32_t s = cb_slot_of_sm(h);
+    uint32_t s = kda_sm_id();
+    int large = need > h->cell_bytes / 4;
+    if (s >= h->groups) { /* a slot shared with lower SMs: beyond cb_sharers() of them, whole chunks */
+        large |= s / h->groups >= cb_sharers(h->cell_bytes);
+        s %= h->groups;
+    }
+    if (large) return cb_malloc_large(h, need);
 #ifdef __CUDACC__
     /* Lanes that ask together share one add (the same SM, so the same
      * slot); lanes that ask alone, as in the builder, skip this. */
@@ -413,26 +525,35 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
 static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
 {
     kda_heap *h = &pool->heap;
-    uint32_t slots = n_sms ? n_sms : 1;
-    uint64_t chunk = CB_MAX_CHUNK;
+    uint32_t sms = n_sms ? n_sms : 1, slots = sms;
+    uint64_t chunk = CB_MAX_CHUNK, limit = pool->limit_bytes;
     /* About 16 chunks a slot; a growable pool starts with about one a slot
      * (more come as it grows), so that its chunks are not so small that
      * common requests take the runs' path. */
-    uint64_t per_slot = pool->limit_bytes ? 1 : 16;
+    uint64_t per_slot = limit ? 1 : 16;
     while (chunk > CB_MIN_CHUNK && chunk * per_slot * slots > bytes) chunk /= 2;
     while (chunk > bytes) chunk /= 2; /* a pool smaller than one chunk */
-    uint64_t chunks = chunk ? bytes / chunk : 0, room = chunks;
-    if (pool->limit_bytes && chunks) { /* growable: the state has room for the most it may grow to */
-        uint64_t most = pool->limit_bytes / chunk < CB_MAX_CHUNKS ? pool->limit_bytes / chunk : CB_MAX_CHUNKS;
-        room = most > chunks ? most : chunks;
-        pool->limit_bytes = room * chunk;
+    uint64_t chunks, room;
+    for (;;) {
+        chunks = chunk ? bytes / chunk : 0, room = chunks;
+        if (limit && chunks) { /* growable: the state has room for the most it may grow to */
+            uint64_t most = limit / chunk < CB_MAX_CHUNKS ? limit / chunk : CB_MAX_CHUNKS;
+            room = most > chunks ? most : chunks;
+        }
+        /* A tiny pool, or a limit of fewer than two chunks an SM: fewer
+         * slots, leaving chunks for closers, and the SMs share them; the
+         * chunks are made smaller until a slot's bound admits the SMs that
+         * share it (cb_sharers). */
+        slots = room < 2ull * sms ? (room > 1 ? (uint32_t)room / 2 : 1) : sms;
+        if (chunk <= CB_MIN_CHUNK || (sms + slots - 1) / slots <= cb_sharers((uint32_t)chunk)) break;
+        chunk /= 2;
     }
     if (chunks == 0 || chunks > CB_MAX_CHUNKS) {
         snprintf(err, errlen, "CountedBump cannot split a pool of %.1f MiB into at most %u chunks of at most 1 MiB",
                  bytes / 1048576.0, CB_MAX_CHUNKS);
         return -1;
     }
-    if (room < 2ull * slots) slots = room > 1 ? (uint32_t)room / 2 : 1; /* a tiny pool: spare chunks for closers */
+    if (limit) pool->limit_bytes = room * chunk;
     h->cells = (uint32_t)chunks;
     h->cells_max = (uint32_t)room;
     h->cell_bytes = (uint32_t)chunk;

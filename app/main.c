@@ -37,7 +37,7 @@ static void print_version(void)
     const char *why;
     printf("allocator: %s (%s; frees single blocks: %s; k-d tree builds: %s)\n", kda_allocator_name(),
            kda_allocator_id(), kda_allocator_frees() ? "yes" : "no", kda_allocator_builds(&why) ? "yes" : "no");
-    printf("allocators of this build's list (kdalloc-NAME, -DKDT_ALLOCATOR=NAME): %s\n", kda_allocator_list());
+    printf("allocators of this build's list (kdalloc-NAME, -DKDA_ALLOCATOR=NAME): %s\n", kda_allocator_list());
 #if KDA_HAVE_CUDA
     printf("GPU path: CUDA, built for %s\n", KDA_CUDA_ARCHS);
 #else

@@ -201,7 +201,7 @@ int tree_build(const tree_source *ts, const scene *s, tree_result *r)
     const char *cannot;
     if (!kda_allocator_builds(&cannot)) { /* before looking for a GPU: the answer is the same without one */
         cli_error("%s cannot serve the k-d tree build: %s; build with --cpu, or with another allocator "
-                  "(-DKDT_ALLOCATOR)", kda_allocator_name(), cannot);
+                  "(-DKDA_ALLOCATOR)", kda_allocator_name(), cannot);
         return -1;
     }
     char why[256];

@@ -9,17 +9,17 @@
  *   as the builder      the loop of bin_range, loads pipelined two steps
  *                       deep, the three axes unrolled
  *   planes checked      each bin checked against its two planes and mended,
- *                       as the builder did before 9e6ba52
+ *                       as the builder once did
  *   no bin atomics      the bins summed into a register instead
  *   boxes computed      each box computed from its index instead of loaded
  *   loads only          the references and boxes loaded, nothing binned
  *   axes rolled         one axis at a time, picked with selects, as the
- *                       builder did before the seventh round
+ *                       builder once did
  *
  * Each warp times its chunks with clock64 on a second pass over the scene
  * (the first warms the caches), with 1 warp an SM (as during the big-node
  * levels of a small scene) and 24 (every warp of the build kernel busy).
- * docs/RESULTS.md (the build kernel's sixth round) gives what it measured. */
+ * docs/experiments.md#build-kernel gives what it measured. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -31,7 +31,7 @@
 #include "gpu_sah.cuh"
 
 #define CHUNK 128
-#define WARPS_PER_BLOCK 8
+#define BENCH_WARPS 8 /* warps a block, as the build kernel's (KDA_BUILD_WARPS_PER_BLOCK) */
 #define N_REFS 66560 /* Sponza's size: 520 chunks */
 
 enum { AS_BUILDER, PLANES_CHECKED, NO_ATOMICS, BOXES_COMPUTED, LOADS_ONLY, AXES_ROLLED, N_MODES };
@@ -65,7 +65,7 @@ static __device__ __forceinline__ void box_of(const bench_params *p, int mode, u
 
 /* The bin of x checked against the planes lo + extent * b / GPU_BINS
  * below and above it, and mended when rounding put it next door: the
- * builder's bin_of before 9e6ba52. */
+ * builder's former bin_of. */
 static __device__ __forceinline__ uint32_t bin_checked(float x, float lo, float extent, float scale)
 {
     int b = (int)bin_of(x, lo, scale);
@@ -129,7 +129,7 @@ static __device__ __forceinline__ uint32_t bin_chunk(const bench_params *p, cons
 
 static __device__ __forceinline__ void bench_warps(const bench_params *p, const int mode)
 {
-    __shared__ uint32_t bins[WARPS_PER_BLOCK][2][3][GPU_BINS];
+    __shared__ uint32_t bins[BENCH_WARPS][2][3][GPU_BINS];
     uint32_t lane = threadIdx.x & 31u, w = threadIdx.x / 32;
     uint32_t warp = blockIdx.x * (blockDim.x / 32) + w, warps = gridDim.x * (blockDim.x / 32);
     uint32_t sum = 0;
@@ -211,7 +211,7 @@ int main(void)
     for (int m = 0; m < N_MODES; m++) {
         double per_chunk[2];
         for (int shape = 0; shape < 2; shape++) {
-            unsigned blocks = shape ? 3u * (unsigned)sms : (unsigned)sms, threads = shape ? 32u * WARPS_PER_BLOCK : 32u;
+            unsigned blocks = shape ? 3u * (unsigned)sms : (unsigned)sms, threads = shape ? 32u * BENCH_WARPS : 32u;
             unsigned long long counts[2];
             CUDA(cudaMemset(d_counts, 0, sizeof counts), "cudaMemset");
             kernels[m]<<<blocks, threads>>>(p);

@@ -1,9 +1,8 @@
 #!/bin/bash
-# device_checks.sh - the GPU checks an issue that touches GPU code must pass,
-# in one device call: the GPU tests, compute-sanitizer (memcheck and
+# device_checks.sh - the GPU checks a change to GPU code must pass, in one
+# run on the GPU machine: the GPU tests, compute-sanitizer (memcheck and
 # racecheck), kdalloc render --validate, the ray rates on the fixed
-# Conference view, and --profile.  (Before, each call script under
-# docs/results/ wrote these steps out again.)
+# Conference view, and --profile.
 #
 #   bash bench/device_checks.sh OUTDIR [SCENES_DIR]
 #
@@ -14,7 +13,7 @@
 # gpu.txt, tests.txt, sanitizers.txt, validate_rays.txt, profile.txt,
 # times.txt and the build logs.  Exit status 1 when a test or a sanitizer
 # fails or --validate reports a mismatch.  bench/compare --skip-build
-# --build build-compare can follow in the same call for Tables 3 and 4
+# --build build-compare can follow in the same run for Tables 3 and 4
 # and Embree beside kdalloc.
 set -u
 O=${1:?usage: device_checks.sh OUTDIR [SCENES_DIR]}
@@ -29,7 +28,7 @@ failed=0
 
 B=build-gpu
 (cmake -S . -B $B -G Ninja -DKDA_ALL_ALLOCATORS=ON -DKDA_SHARED_SCENES="$S" > "$O/cmake_tests.log" 2>&1 &&
-  cmake --build $B --target test_gpu_build_atomic test_gpu_build_slots32 test_gpu_render test_embree kdalloc-embree \
+  cmake --build $B --target test_gpu_build_atomic test_gpu_build_slots32 test_gpu_render test_gpu_countedbump test_gpu_alloc_countedbump test_embree kdalloc-embree \
     > "$O/build_tests.log" 2>&1) &
 P1=$!
 python3 bench/compare --build build-compare --out "$O/compare" --scenes-dir "$S" --parts none > "$O/build_compare.log" 2>&1 &
@@ -38,7 +37,7 @@ wait $P1 || { echo "device_checks: building the tests failed ($O/build_tests.log
 wait $P2 || { echo "device_checks: building kdalloc failed ($O/build_compare.log)"; exit 1; }
 el built
 
-for t in test_gpu_build_atomic test_gpu_build_slots32 test_gpu_render test_embree; do
+for t in test_gpu_build_atomic test_gpu_build_slots32 test_gpu_render test_gpu_countedbump test_gpu_alloc_countedbump test_embree; do
   timeout 150 $B/tests/$t --jobs 8 > "$O/$t.txt" 2>&1
   echo "$t rc $? $(tail -1 "$O/$t.txt")"
 done | tee "$O/tests.txt"
@@ -60,6 +59,13 @@ san() {
   san racecheck grow $K build --gpu --watchdog 0 --scene spheres --triangles 100000 --pool auto --pool-start 1
   san memcheck cmalloc-teapot build-compare/kdalloc-cmalloc build --gpu --pool-factor 200 --watchdog 0 "$S/teapot.obj.gz"
   san memcheck countedbump-teapot build-compare/kdalloc-countedbump build --gpu --pool-factor 200 --watchdog 0 "$S/teapot.obj.gz"
+  # CountedBump with slots shared by several SMs (tests/test_gpu_countedbump.c), smaller grids under the tools
+  export KDA_STRESS_WARPS=256
+  for t in one_slot_for_every_sm four_sms_a_slot_every_lane tight_pool_shared_slots; do
+    san racecheck "countedbump-$t" --target-processes all $B/tests/test_gpu_countedbump --jobs 1 --filter "gpu_countedbump/$t"
+  done
+  san memcheck countedbump-shared-slots --target-processes all $B/tests/test_gpu_countedbump --jobs 1
+  unset KDA_STRESS_WARPS
 } 2>&1 | tee "$O/sanitizers.txt"
 grep -q "rc [^0]" "$O/sanitizers.txt" && failed=1
 el sanitizers

@@ -142,7 +142,7 @@ __global__ void sv_list_free(kda_heap h, unsigned long long n, void *const *list
 
 __global__ void sv_warps_done(kda_heap h) { kda_warp_done(&h); }
 
-/* The soak (issue 16): each thread holds up to SOAK_LIVE blocks and, `iters`
+/* The soak: each thread holds up to SOAK_LIVE blocks and, `iters`
  * times, frees a random one after checking its pattern, or allocates a
  * random size (16 B .. 2 KiB; one in 64: 2 .. 16 KiB) and fills it with its
  * own pattern.  Counts: allocations, NULLs, mismatched words, and blocks

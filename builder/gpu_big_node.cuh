@@ -35,15 +35,15 @@ static __device__ __forceinline__ void zero_bins(uint32_t *bins, uint32_t lane)
  * words, by their place in the grid, so that two claiming at once seldom
  * race for the same bit. */
 
-#if SLOTS % 32 || SLOTS > 1024
-#error "SLOTS: a multiple of 32, at most 1024"
+#if KDA_BUILD_SLOTS % 32 || KDA_BUILD_SLOTS > 1024
+#error "KDA_BUILD_SLOTS: a multiple of 32, at most 1024"
 #endif
 
 /* A free slot, or NO_SLOT when none is (lane 0). */
 static __device__ uint32_t lane0_claim_slot(const build_params *p)
 {
     uint32_t *bits = p->state->slot_free;
-    uint32_t w = (blockIdx.x * WARPS_PER_BLOCK + threadIdx.x / 32u) % SLOT_WORDS;
+    uint32_t w = (blockIdx.x * KDA_BUILD_WARPS_PER_BLOCK + threadIdx.x / 32u) % SLOT_WORDS;
     uint32_t free = ld_relaxed_u32(&p->state->slots_free.v), word = ld_relaxed_u32(&bits[w]);
     if (!free) return NO_SLOT;
     for (uint32_t looks = 0, full = 0; full < SLOT_WORDS && looks < 4 * SLOT_WORDS; looks++) {
@@ -133,7 +133,7 @@ static __device__ void clear_bins(warp_smem *sm, uint32_t lane)
 
 /* Counts one reference's box in a node's bins ([side][axis][bin]; an axis
  * without extent has scale 0: bin 0, never costed).  The BIN chunks and
- * fill_root (the root's bins, gpu_build.cu) both bin through it, so that
+ * fill_root (the root's bins, gpu_setup_kernels.cuh) both bin through it, so that
  * they make the same bins. */
 static __device__ __forceinline__ void bin_box(uint32_t (*bins)[3][GPU_BINS], const float tlo[3], const float thi[3],
                                                const float lo[3], const float scale[3])
@@ -153,8 +153,8 @@ static __device__ __forceinline__ void bin_box(uint32_t (*bins)[3][GPU_BINS], co
  * (reference, then box) is waited for in the loop; the first ones are
  * issued before the bins are zeroed.  The loads of big nodes' chunks are
  * on the build's critical path.  The three axes are unrolled: since a bin
- * is one rounded estimate (9e6ba52) that is six short copies, and every
- * build gained 1.5-3% (H100, docs/RESULTS.md, seventh round). */
+ * is one rounded estimate that is six short copies, and every build gained
+ * 1.5-3% (H100, docs/experiments.md#build-kernel). */
 static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t begin, uint32_t end, const float lo[3],
                                  const float scale[3])
 {
@@ -221,7 +221,7 @@ static __device__ __forceinline__ task child_task(const task *t, int axis, float
  * warps are hungry and it is large, else onto the warp's own stack. */
 static __device__ void warp_keep_child(warp_ctx *c, const task *ch)
 {
-    if (ch->n >= SHARE_MIN && broadcast(c->lane == 0 && lane0_queue_hungry(c))) warp_publish(c, ch);
+    if (ch->n >= KDA_BUILD_SHARE_MIN && broadcast(c->lane == 0 && lane0_queue_hungry(c))) warp_publish(c, ch);
     else local_push(c, ch);
 }
 

@@ -9,62 +9,64 @@
 #include "gpu_queue.cuh"
 #include "gpu_sah.cuh"
 
-/* The tuning constants marked (-D) may be overridden at compile time for
- * experiments; the defaults were measured best on an H200 or an H100, as
- * docs/RESULTS.md says for each. */
-#ifndef WARPS_PER_BLOCK /* (-D) */
-#define WARPS_PER_BLOCK 8
+/* The tuning constants KDA_BUILD_* may be overridden at compile time for
+ * experiments (-DKDA_BUILD_SLOTS=32u through CMAKE_CUDA_FLAGS or a target's
+ * definitions); the defaults were measured best on an H200 or an H100, as
+ * docs/experiments.md#build-kernel says for each.  The others here are
+ * fixed by the layout. */
+#ifndef KDA_BUILD_WARPS_PER_BLOCK
+#define KDA_BUILD_WARPS_PER_BLOCK 8
 #endif
-/* References per chunk of a big node: the scene's N / CHUNK_SHARE rounded
- * up to a power of two, within [CHUNK_MIN, CHUNK_MAX], so that the top of
- * the tree splits into chunks enough to keep many warps busy but not so
- * many that their merges into the node's bins contend (H200, docs/RESULTS.md:
- * 128 is best for Sponza and Sibenik, 256 for Conference, 512 for 10M
- * triangles).  At most 512: a SCATTER chunk keeps two bits of sides per
+/* References per chunk of a big node: the scene's N / KDA_BUILD_CHUNK_SHARE
+ * rounded up to a power of two, within [KDA_BUILD_CHUNK_MIN, CHUNK_MAX], so
+ * that the top of the tree splits into chunks enough to keep many warps
+ * busy but not so many that their merges into the node's bins contend
+ * (H200: 128 is best for Sponza and Sibenik, 256 for Conference, 512 for
+ * 10M triangles).  At most 512: a SCATTER chunk keeps two bits of sides per
  * lane and step in one word. */
-#ifndef CHUNK_MIN /* (-D) */
-#define CHUNK_MIN 128
+#ifndef KDA_BUILD_CHUNK_MIN
+#define KDA_BUILD_CHUNK_MIN 128
 #endif
 #define CHUNK_MAX 512
-#ifndef CHUNK_SHARE /* (-D) */
-#define CHUNK_SHARE 2048
+#ifndef KDA_BUILD_CHUNK_SHARE
+#define KDA_BUILD_CHUNK_SHARE 2048
 #endif
 /* A node of more than build_params.big_node references is split by many
- * warps: BIG_CHUNKS chunks' worth, at least BIG_NODE_MIN, so 512 for
- * chunks of 128, 1024 for 256 and 2048 for 512.  A big node costs a
- * slot, two phases and their hand-overs whatever its size, and a large
- * scene has many just above the threshold: with 1024 and chunks of 512,
- * claiming slots from the ring of slot ids of that time took 15% of all
- * warp cycles of the 10M-triangle build (H100, docs/RESULTS.md), and 2048
- * builds it 40% faster.  With chunks of 128 (scenes below 256K
- * triangles), 512 builds the Teapot 5% faster than 1024 and the others
- * alike; two chunks' worth (256) is slower (H100, docs/RESULTS.md,
- * seventh round), and two or three chunks' worth are no better overall
- * with the cheaper slots of the eighth round. */
-#ifndef BIG_NODE_MIN /* (-D) */
-#define BIG_NODE_MIN 512
+ * warps: KDA_BUILD_BIG_CHUNKS chunks' worth, at least
+ * KDA_BUILD_BIG_NODE_MIN, so 512 for chunks of 128, 1024 for 256 and 2048
+ * for 512.  A big node costs a slot, two phases and their hand-overs
+ * whatever its size, and a large scene has many just above the threshold:
+ * with 1024 and chunks of 512, claiming slots from a ring of slot ids (the
+ * free-slot bitmap's predecessor) took 15% of all warp cycles of the
+ * 10M-triangle build, and 2048 builds it 40% faster.  With chunks of 128
+ * (scenes below 256K triangles), 512 builds the Teapot 5% faster than 1024
+ * and the others alike; two chunks' worth (256) is slower, and two or three
+ * chunks' worth are no better overall with the bitmap's cheaper slots
+ * (H100). */
+#ifndef KDA_BUILD_BIG_NODE_MIN
+#define KDA_BUILD_BIG_NODE_MIN 512
 #endif
-#ifndef BIG_CHUNKS /* (-D) */
-#define BIG_CHUNKS 4
+#ifndef KDA_BUILD_BIG_CHUNKS
+#define KDA_BUILD_BIG_CHUNKS 4
 #endif
 #define OUT_BATCH 1024   /* leaf references a warp reserves at once */
-#ifndef LOCAL_TASKS /* (-D) */
-#define LOCAL_TASKS 16   /* a warp's own stack of node tasks (a power of two) */
+#ifndef KDA_BUILD_LOCAL_TASKS
+#define KDA_BUILD_LOCAL_TASKS 16 /* a warp's own stack of node tasks (a power of two) */
 #endif
 #define BLOCK_TASKS 16   /* tasks the warps of a block hand to each other */
-#ifndef GLOBAL_CHECK /* (-D) */
-#define GLOBAL_CHECK 16  /* nodes between a busy warp's looks at global counters */
+#ifndef KDA_BUILD_GLOBAL_CHECK
+#define KDA_BUILD_GLOBAL_CHECK 16 /* nodes between a busy warp's looks at global counters */
 #endif
-#ifndef SHARE_MIN /* (-D) */
-#define SHARE_MIN 64u   /* a child this large goes to the global queue at once while warps are hungry */
+#ifndef KDA_BUILD_SHARE_MIN
+#define KDA_BUILD_SHARE_MIN 64u /* a child this large goes to the global queue at once while warps are hungry */
 #endif
-#ifndef IDLE_SLEEP_STEPS /* (-D) */
-#define IDLE_SLEEP_STEPS 4 /* an idle warp sleeps 32, 64, ... ns between looks, at most 32 << this */
+#ifndef KDA_BUILD_IDLE_SLEEP_STEPS
+#define KDA_BUILD_IDLE_SLEEP_STEPS 4 /* an idle warp sleeps 32, 64, ... ns between looks, at most 32 << this */
 #endif
-#ifndef SLOTS /* (-D) */
-#define SLOTS 1024u /* big nodes in flight at once (a multiple of 32) */
+#ifndef KDA_BUILD_SLOTS
+#define KDA_BUILD_SLOTS 1024u /* big nodes in flight at once (a multiple of 32, at most 1024) */
 #endif
-#define SLOT_WORDS (SLOTS / 32u) /* the free slots' bitmap */
+#define SLOT_WORDS (KDA_BUILD_SLOTS / 32u) /* the free slots' bitmap: one bit a slot */
 #define NO_SLOT 0xffffffffu
 #define NO_TICKET 0xffffffffu
 
@@ -105,7 +107,7 @@ typedef struct big_slot {
  * loaded by reference, as every node loads its references' boxes, costs
  * one sector, not one from each of two arrays (lo and hi apart, until
  * this layout, the 10M-triangle build took 1.13x as long and the Dragon's
- * 1.013x; H100, docs/RESULTS.md, twelfth round). */
+ * 1.013x; H100, docs/experiments.md#build-kernel). */
 typedef struct __align__(32) tri_box {
     float4 lo, hi;
 } tri_box;
@@ -134,7 +136,7 @@ enum {
 /* -DKDA_TIMELINE: the warm-up build records, per TIMELINE_NS of its run,
  * how many warps started work (+1) or ran out of it (-1) and how many
  * nodes and chunks were finished; kdalloc build prints it, the first
- * series summed to the warps with work (gpu_build.cu).  With
+ * series summed to the warps with work (gpu_build_report.cuh).  With
  * -DKDA_TIMELINE_TIMED every build records it, and the last timed build's
  * is printed as well. */
 #define TIMELINE_NS 10000
@@ -147,7 +149,7 @@ enum { TL_BUSY, TL_NODES, TL_CHUNKS, TL_SERIES };
  * part of big nodes' chunks, and how long chunk entries waited in the
  * queue (%globaltimer, stamped into the entry at its push); for nodes done
  * by one warp, the tasks they gave away and the exact split's cycles and
- * candidates.  kdalloc build prints them (gpu_build.cu, probe_print). */
+ * candidates.  kdalloc build prints them (gpu_build_report.cuh). */
 enum {
     PROBE_BIN_SETUP, PROBE_BIN_BINNING, PROBE_BIN_MERGE, PROBE_BIN_HANDOVER, PROBE_BIN_SPLIT,
     PROBE_SCATTER_SETUP, PROBE_SCATTER_CLASSIFY, PROBE_SCATTER_RESERVE, PROBE_SCATTER_WRITE, PROBE_SCATTER_HANDOVER,
@@ -204,7 +206,7 @@ typedef struct build_params {
     uint32_t *refs_out;
     uint32_t refs_capacity;
     uint32_t n_triangles;
-    uint32_t chunk;          /* references per chunk of a big node (CHUNK_MIN .. CHUNK_MAX) */
+    uint32_t chunk;          /* references per chunk of a big node (KDA_BUILD_CHUNK_MIN .. CHUNK_MAX) */
     uint32_t big_node;       /* nodes with more references are big: split by many warps */
     uint32_t max_depth;
 } build_params;
@@ -216,7 +218,7 @@ typedef struct warp_smem {
         uint32_t staged[CHUNK_MAX];
     };
     task popped;
-    task stack[LOCAL_TASKS]; /* a ring: tasks bottom .. bottom + count - 1 */
+    task stack[KDA_BUILD_LOCAL_TASKS]; /* a ring: tasks bottom .. bottom + count - 1 */
     unsigned long long profile[PROF_COUNT]; /* when collecting statistics */
     /* Arrays this warp allocated: count, bytes, squared bytes (kept out of
      * the registers, which the hot loops need). */

@@ -12,16 +12,17 @@
  *     the last chunk of a phase moves the node on (SAH and child allocation
  *     after BIN; freeing the parent and taking the children after SCATTER).
  * Sharing.  While more warps are idle (state.hungry) than entries are
- * queued, a warp sends every child of at least SHARE_MIN references to
- * the global queue instead of its own stack; and after each node it gives
- * the bottom (oldest, largest) task of its stack to an idle warp of its own
- * block through shared memory, or, every GLOBAL_CHECK nodes, to the global
- * queue.  An idle warp takes work from its block first; one warp per block
- * at a time (the seeker) takes a ticket on the global queue (one atomicAdd,
- * gpu_queue.cuh) and waits for that entry, so idle warps neither flood the
- * queue's cache lines nor fight over its head with failing CASes.  Every
- * entry (global or block) counts in state.pending until the warp that took
- * it has emptied its stack.
+ * queued, a warp sends every child of at least KDA_BUILD_SHARE_MIN
+ * references to the global queue instead of its own stack; and after each
+ * node it gives the bottom (oldest, largest) task of its stack to an idle
+ * warp of its own block through shared memory, or, every
+ * KDA_BUILD_GLOBAL_CHECK nodes, to the global queue.  An idle warp takes
+ * work from its block first; one warp per block at a time (the seeker)
+ * takes a ticket on the global queue (one atomicAdd, gpu_queue.cuh) and
+ * waits for that entry, so idle warps neither flood the queue's cache lines
+ * nor fight over its head with failing CASes.  Every entry (global or
+ * block) counts in state.pending until the warp that took it has emptied
+ * its stack.
  * Parking.  When a growable pool runs out, the node that found it empty and
  * then every node task a warp would start are spilled, big nodes in flight
  * are finished, and the kernel ends; the host grows the pool and launches
@@ -81,7 +82,7 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
     lane_box box[2];
     for (int s = 0; s < 2; s++)
         for (int a = 0; a < 3; a++) box[s].lo[a] = box[s].hi[a] = 0.0f;
-    int exact = t->n <= EXACT_MAX;
+    int exact = t->n <= KDA_BUILD_EXACT_MAX;
     if (exact) /* both references' loads in flight (a leaf copies them from here) */
         for (int s = 0; s < 2; s++)
             if (c->lane + 32u * (uint32_t)s < t->n) tri[s] = __ldcg(&t->refs[c->lane + 32u * (uint32_t)s]);
@@ -188,11 +189,11 @@ static __device__ int warp_find_work(warp_ctx *c)
  * clocks and counters only into the warm-up build's: present, the parking
  * paths cost a fixed pool's builds 5-8% (code and registers in the hot
  * loops, measured on an H200) although they never run there, and the
- * profile's code cost the timed builds 3-9% (H100; docs/RESULTS.md, sixth
- * round). */
+ * profile's code cost the timed builds 3-9% (H100;
+ * docs/experiments.md#build-kernel). */
 static __device__ __forceinline__ void build_warps(const build_params *p, const int can_park, const int stats)
 {
-    __shared__ warp_smem smem[WARPS_PER_BLOCK];
+    __shared__ warp_smem smem[KDA_BUILD_WARPS_PER_BLOCK];
     __shared__ block_smem block;
     if (threadIdx.x == 0) {
         block.count = block.lock = block.idle = block.seeker = block.done = 0;
@@ -208,7 +209,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
     c.since_check = 0;
     c.bottom = c.count = 0;
     c.out_pos = c.out_end = 0;
-    uint32_t warp_id = blockIdx.x * WARPS_PER_BLOCK + threadIdx.x / 32;
+    uint32_t warp_id = blockIdx.x * KDA_BUILD_WARPS_PER_BLOCK + threadIdx.x / 32;
     if (can_park && c.lane == 0) { /* a resumed launch goes on with what its warp had reserved */
         uint2 left = p->out_left[warp_id];
         c.out_pos = left.x;
@@ -236,7 +237,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
                 atomicAdd(&p->state->hungry.v, 1u);
                 if (worked) TIMELINE_ADD(&c, TL_BUSY, -1);
             }
-            __nanosleep(32u << (idle < IDLE_SLEEP_STEPS ? idle : IDLE_SLEEP_STEPS));
+            __nanosleep(32u << (idle < KDA_BUILD_IDLE_SLEEP_STEPS ? idle : KDA_BUILD_IDLE_SLEEP_STEPS));
             idle++;
             continue;
         }
@@ -272,7 +273,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
         }
         uint32_t nodes = 0;
         while (c.count > 0) {
-            if (++nodes % GLOBAL_CHECK == 0) {
+            if (++nodes % KDA_BUILD_GLOBAL_CHECK == 0) {
                 if (broadcast(c.lane == 0 && build_failed(p))) {
                     c.count = 0; /* abandon the stack */
                     break;
@@ -310,9 +311,12 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
     }
 }
 
-#ifndef KDA_MINB /* (-D) blocks an SM at least: 3 keeps 80 registers */
-#define KDA_MINB 3
+/* Blocks an SM at least (a tunable, as those of gpu_build_types.cuh): 3
+ * keeps 80 registers. */
+#ifndef KDA_BUILD_MIN_BLOCKS
+#define KDA_BUILD_MIN_BLOCKS 3
 #endif
+#define BUILD_LAUNCH_BOUNDS __launch_bounds__(KDA_BUILD_WARPS_PER_BLOCK * 32, KDA_BUILD_MIN_BLOCKS)
 
 /* At least 3 blocks (24 warps) an SM with every allocator: the kernel is
  * latency-bound, and an allocator whose rare paths are long (CountedBump's
@@ -320,25 +324,24 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
  * warps.  ptxas then keeps 80 registers, what most allocators need anyway.
  * The timed builds run build_kernel (a fixed pool) or build_kernel_parking
  * (a growable one); the warm-up build runs the same with `_stats`. */
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel(const __grid_constant__ build_params p)
+extern "C" __global__ void BUILD_LAUNCH_BOUNDS build_kernel(const __grid_constant__ build_params p)
 {
     build_warps(&p, 0, 0);
 }
 
 /* The same for a growable pool: parks when the pool runs out. */
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel_parking(const __grid_constant__ build_params p)
+extern "C" __global__ void BUILD_LAUNCH_BOUNDS build_kernel_parking(const __grid_constant__ build_params p)
 {
     build_warps(&p, 1, 0);
 }
 
 /* The warm-up build's kernels: the same build, profiled. */
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB) build_kernel_stats(const __grid_constant__ build_params p)
+extern "C" __global__ void BUILD_LAUNCH_BOUNDS build_kernel_stats(const __grid_constant__ build_params p)
 {
     build_warps(&p, 0, 1);
 }
 
-extern "C" __global__ void __launch_bounds__(WARPS_PER_BLOCK * 32, KDA_MINB)
-    build_kernel_parking_stats(const __grid_constant__ build_params p)
+extern "C" __global__ void BUILD_LAUNCH_BOUNDS build_kernel_parking_stats(const __grid_constant__ build_params p)
 {
     build_warps(&p, 1, 1);
 }

@@ -52,7 +52,7 @@ static __device__ void lane0_free(warp_ctx *c, uint32_t *p, uint32_t count)
  * flight are finished; so the queue drains, state.pending falls to zero
  * and the kernel ends as after a whole build.  The host then grows the
  * pool and launches the kernel again with the spilled tasks as the queue's
- * entries (gpu_build.cu): nothing is copied or done twice. */
+ * entries (gpu_build_run.cuh, gpu_setup_kernels.cuh): nothing is copied or done twice. */
 
 /* The parking paths are out of line, and take values, not the warp's
  * context: they run at most once per node and launch, and inlined (or
@@ -79,7 +79,8 @@ static __device__ __forceinline__ void lane0_spill(warp_ctx *c, const task *t)
 static __device__ __noinline__ void spill_stack(build_state *st, task *spill, uint32_t capacity, const task *stack,
                                                 uint32_t bottom, uint32_t count)
 {
-    for (uint32_t i = 0; i < count; i++) spill_task(st, spill, capacity, stack[(bottom + i) % LOCAL_TASKS]);
+    for (uint32_t i = 0; i < count; i++)
+        spill_task(st, spill, capacity, stack[(bottom + i) % KDA_BUILD_LOCAL_TASKS]);
 }
 
 /* The pool had no room for node t's child arrays: the arrays had (l or r,
@@ -154,8 +155,8 @@ static __device__ uint32_t warp_node_pair(warp_ctx *c, uint32_t reserved)
 
 /* Copies the node's references to the output, writes the leaf and frees
  * the node's array.  held: the lanes hold the references already (a node
- * of at most EXACT_MAX: lane l has reference l in held0, l + 32 in held1),
- * so they are not read again. */
+ * of at most KDA_BUILD_EXACT_MAX: lane l has reference l in held0, l + 32
+ * in held1), so they are not read again. */
 static __device__ void warp_make_leaf(warp_ctx *c, const task *t, int held, uint32_t held0, uint32_t held1)
 {
     uint32_t first = 0, ok = 1;

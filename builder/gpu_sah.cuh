@@ -15,12 +15,12 @@
  * plane goes to both sides; see docs/builder.md.)  The candidates are
  * costed at plane(k) = lo + extent * k / GPU_BINS, next to threshold(k),
  * which is found only for the chosen one (bin_threshold): checking each
- * reference's bin against the planes instead (before 9e6ba52) was 37% of a
- * big node's binning (bench/binbench.cu).
+ * reference's bin against the planes instead (as the builder once did) was
+ * 37% of a big node's binning (bench/binbench.cu).
  *
- * Exact splits (nodes of at most EXACT_MAX = 64 references, two per lane)
- * evaluate every bounding-box coordinate as a candidate with the CPU
- * builder's rule: left when tri_lo < split, right when tri_hi > split,
+ * Exact splits (nodes of at most KDA_BUILD_EXACT_MAX = 64 references, two
+ * per lane) evaluate every bounding-box coordinate as a candidate with the
+ * CPU builder's rule: left when tri_lo < split, right when tri_hi > split,
  * triangles in the plane on the cheaper side.
  *
  * Ties between equally cheap planes are broken by (axis, position), never
@@ -36,8 +36,11 @@
 
 #define GPU_BINS 128         /* four per lane */
 #define BINS_PER_LANE (GPU_BINS / 32)
-#ifndef EXACT_MAX /* (-D, for experiments) */
-#define EXACT_MAX 64 /* two references per lane (at most 64) */
+#ifndef KDA_BUILD_EXACT_MAX /* tunable, as those of gpu_build_types.cuh */
+#define KDA_BUILD_EXACT_MAX 64 /* two references per lane (at most 64) */
+#endif
+#if KDA_BUILD_EXACT_MAX > 64
+#error "KDA_BUILD_EXACT_MAX: at most 64 (two references per lane)"
 #endif
 #define FULL_MASK 0xffffffffu
 
@@ -80,7 +83,7 @@ static __device__ __forceinline__ float order_float(uint32_t key)
  * search over the floats between lo (bin 0) and hi (the last bin) in
  * which the 32 lanes test 32 evenly spaced floats a round, so that at most
  * 7 rounds find it (a bisection's 32 dependent steps built every scene
- * 0-5% slower: H100, docs/RESULTS.md, seventh round).  Not plane(k)
+ * 0-5% slower: H100, docs/experiments.md#build-kernel).  Not plane(k)
  * stepped by one float: where x - lo is rounded to a coarser grid than x
  * (x near 0, lo far from it) the two lie hundreds of floats apart.  Once
  * per binned split, by the whole warp, the same result in every lane.
@@ -157,7 +160,7 @@ static __device__ __forceinline__ float pick3(const float v[3], int a) { return 
 /* The area of box lo..hi cut to [a0, a1] on `axis`: kdtree_box_area's
  * arithmetic, term for term.  Written out rather than calling it with an
  * array of the picked extents: that gives the same bits but other PTX, and
- * built every scene 1-2% slower (H100, docs/RESULTS.md, fifth round). */
+ * built every scene 1-2% slower (H100, docs/experiments.md#build-kernel). */
 static __device__ __forceinline__ float child_area(const float lo[3], const float hi[3], int axis, float a0,
                                                    float a1)
 {
@@ -273,7 +276,7 @@ typedef struct lane_box {
  * read the same entry of up to three rows, and rows 528 bytes apart put
  * those three 16-byte reads in different banks (512 apart, in the same
  * banks, they would take three rounds). */
-#define EXACT_ROW (EXACT_MAX + 2)
+#define EXACT_ROW (KDA_BUILD_EXACT_MAX + 2)
 typedef struct __align__(16) exact_boxes {
     float2 r[3][EXACT_ROW];
 } exact_boxes;
@@ -298,8 +301,8 @@ static __device__ __forceinline__ void exact_boxes_store(exact_boxes *ex, uint32
  * and an add takes it, two instructions, where c += (a < b) on an integer
  * compiles to three (a compare, an add and a predicated move).  Exact: a
  * count is at most 64.  (count_sides does four of them per two references;
- * so written, builds got up to 4% faster: H100, docs/RESULTS.md, twelfth
- * round.)  Not flushed to zero: the build must not use -ftz=true, under
+ * so written, builds got up to 4% faster: H100,
+ * docs/experiments.md#build-kernel.)  Not flushed to zero: the build must not use -ftz=true, under
  * which the C comparisons of exact_sides would treat subnormals otherwise. */
 static __device__ __forceinline__ float count_lt(float c, float a, float b)
 {

@@ -139,11 +139,11 @@ static __device__ __noinline__ void push_chunks(const build_params *p, uint32_t 
 
 static __device__ void local_push(warp_ctx *c, const task *t)
 {
-    if (c->count == LOCAL_TASKS) { /* full: share it instead */
+    if (c->count == KDA_BUILD_LOCAL_TASKS) { /* full: share it instead */
         warp_publish(c, t);
         return;
     }
-    if (c->lane == 0) c->sm->stack[(c->bottom + c->count) % LOCAL_TASKS] = *t;
+    if (c->lane == 0) c->sm->stack[(c->bottom + c->count) % KDA_BUILD_LOCAL_TASKS] = *t;
     __syncwarp();
     c->count++;
 }
@@ -151,7 +151,7 @@ static __device__ void local_push(warp_ctx *c, const task *t)
 static __device__ task local_pop(warp_ctx *c)
 {
     c->count--;
-    return c->sm->stack[(c->bottom + c->count) % LOCAL_TASKS];
+    return c->sm->stack[(c->bottom + c->count) % KDA_BUILD_LOCAL_TASKS];
 }
 
 /* ---- the block's shared tasks (lane 0 only) ----
@@ -228,7 +228,7 @@ static __device__ void maybe_donate(warp_ctx *c)
         block_smem *b = c->bs;
         if (shared_read(&b->idle) > shared_read(&b->count)) {
             where = 1;
-        } else if (++c->since_check >= GLOBAL_CHECK) {
+        } else if (++c->since_check >= KDA_BUILD_GLOBAL_CHECK) {
             where = lane0_queue_hungry(c) ? 2 : 0;
             c->since_check = 0;
         }
@@ -237,7 +237,7 @@ static __device__ void maybe_donate(warp_ctx *c)
     if (!where) return;
     task t = c->sm->stack[c->bottom];
     __syncwarp();
-    c->bottom = (c->bottom + 1) % LOCAL_TASKS;
+    c->bottom = (c->bottom + 1) % KDA_BUILD_LOCAL_TASKS;
     c->count--;
     if (where == 2) {
         warp_publish(c, &t);

@@ -1,5 +1,6 @@
 /* gen_extreme.c - procedural scenes at the numeric extremes, for the tests
- * of issue 16 (a scene loaded from a file may look like any of them).
+ * of scaling, degenerate boxes and flat scenes (a scene loaded from a file
+ * may look like any of them).
  *
  * huge        Coordinates up to 1e30: a ground quad of half-width 1e30 and
  *             boxes of log-uniform sizes 1e27..3e29 on it.  Squared extents

@@ -1,4 +1,4 @@
-/* alloc_test_util.h - what the host allocator tests (test_alloc.c and the
+/* alloc_test_util.h - what the host allocator tests (test_alloc*.c and the
  * allocators' own alloc_<name>.c) share: a seeded mixer, random request
  * sizes, and owner patterns written into blocks and checked later (two
  * live blocks that overlap break one of the patterns). */

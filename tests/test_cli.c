@@ -468,7 +468,7 @@ Test(cli, gen_unknown_scene_lists_the_valid_ones)
 }
 
 /* ------------------------------------------------------------------------
- * Numeric extremes and the printed camera (issue 16)
+ * Numeric extremes and the printed camera
  * ------------------------------------------------------------------------ */
 
 /* A minimal JSON checker: returns the end of one value, or NULL. */
@@ -594,7 +594,7 @@ Test(cli, printed_camera_repeats_the_image)
     run_result_free(&again);
 }
 
-/* The build watchdog (issue 16): with an allocator that livelocks
+/* The build watchdog: with an allocator that livelocks
  * (tests/stall.h), the build ends within its bound with one message that
  * names the allocator and the build's state, and exit status 1. */
 Test(cli, watchdog_ends_a_stuck_build, .timeout = 120)

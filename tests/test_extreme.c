@@ -1,4 +1,4 @@
-/* test_extreme.c - scenes at the numeric extremes (issue 16) and the
+/* test_extreme.c - scenes at the numeric extremes and the
  * default view, on the CPU builder and ray caster.
  *
  * Oracles: kdtree_check for the tree; brute force for every ray; and, for

@@ -1,0 +1,73 @@
+"""The correctness checks and ray rates (bench/device_checks.sh) as tables: checks.md and rays.md.
+
+device_checks.sh writes into OUT/checks/ one line per GPU test binary (its Criterion synthesis), per
+compute-sanitizer run (its summary) and per --validate run (rays, hits, mismatches against brute force),
+and the render lines of the fixed Conference view at 1080p and 4K.  Its build logs are dropped here:
+they are long and say nothing once the build passed.
+"""
+import glob
+import os
+import re
+import subprocess
+
+from .common import ROOT, log
+
+TEST_LINE = re.compile(r"^(\S+) rc (\d+) .*Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)")
+SAN_LINE = re.compile(r"^(memcheck|racecheck) (\S+): rc (\d+) (.*)$")
+VALID_LINE = re.compile(r"^(\S+): validation: (\d+) rays, (\d+) hits, (\d+) mismatches")
+RAYS_LINE = re.compile(r"^rays (\d+)x(\d+): render: .*median of (\d+) frames ([\d.]+) ms.*: (\d+) Mrays/s")
+
+
+def _lines(path):
+    return open(path).read().splitlines() if os.path.exists(path) else []
+
+
+def checks_part(args):
+    """Runs bench/device_checks.sh into OUT/checks (unless --checks-from names a finished one), then tables."""
+    d = os.path.join(args.out, "checks")
+    if not args.checks_done:
+        rc = subprocess.run(["bash", os.path.join(ROOT, "bench", "device_checks.sh"), d, args.scenes_dir],
+                            cwd=ROOT).returncode
+        log("checks: device_checks.sh exit %d" % rc)
+    for f in glob.glob(os.path.join(d, "*.log")):
+        os.remove(f)
+    write_checks(args.out, d)
+
+
+def write_checks(out, d):
+    gpu = " ".join(_lines(os.path.join(d, "gpu.txt")))
+    lines = ["| check | result |", "|---|---|"]
+    for line in _lines(os.path.join(d, "tests.txt")):
+        m = TEST_LINE.match(line)
+        if m:
+            name, rc, tested, passing, failing, crashing = m.groups()
+            lines.append("| `%s` | %s of %s passed%s |" % (name, passing, tested, "" if rc == "0" else
+                                                                 ", %s failing, %s crashing (exit %s)" % (failing, crashing, rc)))
+        elif line.strip():
+            lines.append("| %s | did not finish |" % line.split()[0])
+    for line in _lines(os.path.join(d, "sanitizers.txt")):
+        m = SAN_LINE.match(line)
+        if m:
+            tool, what, rc, summary = m.groups()
+            summary = summary.replace("=========", "").strip() or "no summary (exit %s)" % rc
+            lines.append("| compute-sanitizer %s, %s | %s |" % (tool, what, summary))
+    for line in _lines(os.path.join(d, "validate_rays.txt")):
+        m = VALID_LINE.match(line)
+        if m:
+            scene, rays, hits, bad = m.groups()
+            lines.append("| `--validate`, %s | %s rays, %s hits, %s mismatches against brute force |" % (
+                scene, rays, hits, bad))
+    lines += ["", "From `bench/device_checks.sh` (%s); raw output in checks/." % (gpu or "GPU unknown")]
+    with open(os.path.join(out, "checks.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    rays = ["| view | frames | median frame [ms] | Mrays/s |", "|---|---:|---:|---:|"]
+    for line in _lines(os.path.join(d, "validate_rays.txt")):
+        m = RAYS_LINE.match(line)
+        if m:
+            w, h, frames, ms, mrays = m.groups()
+            rays.append("| Conference, %sx%s | %s | %s | %s |" % (w, h, frames, ms, mrays))
+    rays += ["", "`kdalloc-atomic render --gpu` on Conference from `--eye=1500,500,500 --target=-800,0,-900`: one "
+             "primary ray a pixel, diffuse shading, the median frame of 10."]
+    with open(os.path.join(out, "rays.md"), "w") as f:
+        f.write("\n".join(rays) + "\n")
+    log("wrote checks.md and rays.md")

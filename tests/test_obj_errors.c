@@ -1,0 +1,145 @@
+/* test_obj_errors.c - the OBJ loader's errors: malformed numbers, wrong
+ * coordinate counts, non-finite coordinates, malformed face corners, faces
+ * of fewer than three corners, index 0, indices out of range (counted
+ * against what is read so far, or against the file's total for forward
+ * references), and a file without triangles.
+ *
+ * Oracle: the exact message, `file:line: what` (`file: what` for a file
+ * without triangles), and the empty scene an error leaves. */
+#include "test_obj.h"
+
+typedef struct error_case {
+    const char *text, *message;
+} error_case;
+
+static void expect_errors(const error_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) expect_error(cases[i].text, cases[i].message);
+}
+
+#define EXPECT_ERRORS(cases) expect_errors(cases, sizeof cases / sizeof *cases)
+
+Test(errors, malformed_numbers)
+{
+    static const error_case cases[] = {
+        {"v 1 2 abc\n", "t.obj:1: malformed number \"abc\""},
+        {"v 1 2 3junk\n", "t.obj:1: malformed number \"3junk\""},
+        {"v 1 2 .\n", "t.obj:1: malformed number \".\""},
+        {"v 1 2 -\n", "t.obj:1: malformed number \"-\""},
+        {"v 1 2 1e\n", "t.obj:1: malformed number \"1e\""},
+        {"v 1 2 1e+\n", "t.obj:1: malformed number \"1e+\""},
+        {"v 1 2 1.5.2\n", "t.obj:1: malformed number \"1.5.2\""},
+        {"v 1 2 1,5\n", "t.obj:1: malformed number \"1,5\""},
+        {"v 0x1p3 2 3\n", "t.obj:1: malformed number \"0x1p3\""},
+        {"v 1 2 3/4\n", "t.obj:1: malformed number \"3/4\""},
+        {"v 1 2 3 \\ 4\n", "t.obj:1: malformed number \"\\\""},
+        {"# header\r\n\r\nv 1 2 3\r\nv 1 -2.5e 3\r\n", "t.obj:4: malformed number \"-2.5e\""},
+    };
+    EXPECT_ERRORS(cases);
+}
+
+Test(errors, wrong_number_of_coordinates)
+{
+    static const error_case cases[] = {
+        {"v 1 2\n", "t.obj:1: vertex needs 3, 4 or 6 numbers, got 2"},
+        {"v\n", "t.obj:1: vertex needs 3, 4 or 6 numbers, got 0"},
+        {TRI3 "v 1 2 3 4 5\n", "t.obj:4: vertex needs 3, 4 or 6 numbers, got 5"},
+        {"v 1 2 3 4 5 6 7", "t.obj:1: vertex needs 3, 4 or 6 numbers, got 7"},
+    };
+    EXPECT_ERRORS(cases);
+}
+
+Test(errors, non_finite_coordinates)
+{
+    static const error_case cases[] = {
+        {"v nan 0 0\n", "t.obj:1: non-finite coordinate \"nan\""},
+        {"v 0 NaN 0\n", "t.obj:1: non-finite coordinate \"NaN\""},
+        {"v 0 0 inf\n", "t.obj:1: non-finite coordinate \"inf\""},
+        {"v 0 -Infinity 0\n", "t.obj:1: non-finite coordinate \"-Infinity\""},
+        {"v 1e39 0 0\n", "t.obj:1: non-finite coordinate \"1e39\""},
+        {"v 0 -3.5e38 0\n", "t.obj:1: non-finite coordinate \"-3.5e38\""},
+        {"v 0 0 1e99999999999999\n", "t.obj:1: non-finite coordinate \"1e99999999999999\""},
+        {"v 0 0 0 nan\n", "t.obj:1: non-finite coordinate \"nan\""}, /* w too */
+    };
+    EXPECT_ERRORS(cases);
+}
+
+Test(errors, malformed_face_corners)
+{
+    static const error_case cases[] = {
+        {TRI3 "f 1 x 3\n", "t.obj:4: malformed face corner \"x\""},
+        {TRI3 "f 1/ 2 3\n", "t.obj:4: malformed face corner \"1/\""},
+        {TRI3 "f 1// 2 3\n", "t.obj:4: malformed face corner \"1//\""},
+        {TRI3 "f 1 2 3/\n", "t.obj:4: malformed face corner \"3/\""},
+        {TRI3 "f /1 2 3\n", "t.obj:4: malformed face corner \"/1\""},
+        {TRI3 "f 1/1/1/1 2 3\n", "t.obj:4: malformed face corner \"1/1/1/1\""},
+        {TRI3 "f 1/x 2 3\n", "t.obj:4: malformed face corner \"1/x\""},
+        {TRI3 "f 1 2 3x\n", "t.obj:4: malformed face corner \"3x\""},
+        {TRI3 "f +1 2 3\n", "t.obj:4: malformed face corner \"+1\""},
+        {TRI3 "f 1.0 2 3\n", "t.obj:4: malformed face corner \"1.0\""},
+        {TRI3 "f 1 2 -\n", "t.obj:4: malformed face corner \"-\""},
+    };
+    EXPECT_ERRORS(cases);
+}
+
+Test(errors, faces_with_fewer_than_three_corners)
+{
+    static const error_case cases[] = {
+        {TRI3 "f 1 2\n", "t.obj:4: face has 2 corners, needs at least 3"},
+        {TRI3 "f 1\r\n", "t.obj:4: face has 1 corners, needs at least 3"},
+        {TRI3 "f", "t.obj:4: face has 0 corners, needs at least 3"},
+    };
+    EXPECT_ERRORS(cases);
+}
+
+Test(errors, index_zero)
+{
+    static const error_case cases[] = {
+        {TRI3 "f 0 1 2\n", "t.obj:4: vertex index 0 is invalid (indices start at 1)"},
+        {TRI3 "vt 0 0\nf 1/0 2/1 3/1\n",
+         "t.obj:5: texture coordinate index 0 is invalid (indices start at 1)"},
+        {TRI3 "vn 0 0 1\nf 1//1 2//0 3//1\n",
+         "t.obj:5: normal index 0 is invalid (indices start at 1)"},
+        {TRI3 "f -0 1 2\n", "t.obj:4: vertex index 0 is invalid (indices start at 1)"},
+    };
+    EXPECT_ERRORS(cases);
+}
+
+Test(errors, indices_out_of_range)
+{
+    static const error_case cases[] = {
+        {TRI3 "f 1 2 4\n", "t.obj:4: vertex index 4 out of range (3 defined)"},
+        {TRI3 "f -4 1 2\n", "t.obj:4: vertex index -4 out of range (3 defined so far)"},
+        /* negative indices count what is read so far, not the file's total */
+        {"v 0 0 0\nv 1 0 0\nf 1 2 -3\nv 0 1 0\n",
+         "t.obj:3: vertex index -3 out of range (2 defined so far)"},
+        /* a forward reference is checked against the total, at its face */
+        {"v 0 0 0\nf 1 2 3\nv 1 0 0\nf 1 2 4\nv 0 1 0\nf 3 2 1\n",
+         "t.obj:4: vertex index 4 out of range (3 defined)"},
+        {TRI3 "f 1 2 99999999999999999999\n",
+         "t.obj:4: vertex index 99999999999999999999 out of range (3 defined)"},
+        {TRI3 "f 1 2 4294967297\n", "t.obj:4: vertex index 4294967297 out of range (3 defined)"},
+        {TRI3 "vt 0 0\nf 1/1 2/2 3/1\n",
+         "t.obj:5: texture coordinate index 2 out of range (1 defined)"},
+        {TRI3 "f 1/1 2/1 3/1\n", "t.obj:4: texture coordinate index 1 out of range (0 defined)"},
+        {TRI3 "vt 0 0\nf 1/-2 2/1 3/1\n",
+         "t.obj:5: texture coordinate index -2 out of range (1 defined so far)"},
+        {TRI3 "vn 0 0 1\nf 1//1 2//1 3//-2\n",
+         "t.obj:5: normal index -2 out of range (1 defined so far)"},
+        {TRI3 "vn 0 0 1\nf 1/1/2 2//1 3//1\nvt 0 0\n",
+         "t.obj:5: normal index 2 out of range (1 defined)"},
+    };
+    EXPECT_ERRORS(cases);
+}
+
+Test(errors, no_triangles)
+{
+    /* The one OBJ error without a line number: it is about the whole file. */
+    static const error_case cases[] = {
+        {"", "t.obj: no triangles"},
+        {"\n\n# only a comment\n", "t.obj: no triangles"},
+        {TRI3, "t.obj: no triangles"},
+        {TRI3 "l 1 2 3\np 1\n", "t.obj: no triangles"},
+    };
+    EXPECT_ERRORS(cases);
+}

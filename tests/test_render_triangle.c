@@ -1,0 +1,179 @@
+/* test_render_triangle.c - the watertight ray/triangle test (ray_triangle)
+ * on hand-made triangles: the exact hit distance, every axis and sign,
+ * misses, t_max, parallel rays, back faces, and no ray let through between
+ * triangles that share an edge or a vertex.
+ *
+ * Oracles: triangles whose hit distance is exact in float, and shared edges
+ * and vertices aimed at through points that are exact in float (a
+ * watertight test never lets such a ray through). */
+#include "test_render.h"
+
+/* ray_triangle on one ray; returns whether it hits, and the distance. */
+static int hit_triangle(const float o[3], const float d[3], const float v0[3], const float v1[3],
+                        const float v2[3], float t_max, float *t)
+{
+    ray r = {{o[0], o[1], o[2]}, {d[0], d[1], d[2]}};
+    ray_shear sh = ray_make_shear(&r);
+    *t = NAN;
+    return ray_triangle(&r, &sh, v0, v1, v2, t_max, t);
+}
+
+static const float TRI_V0[3] = {0, 0, 5}, TRI_V1[3] = {1, 0, 5}, TRI_V2[3] = {0, 1, 5};
+
+Test(ray_triangle, hits_at_the_exact_distance)
+{
+    float t;
+    cr_assert(hit_triangle((float[]){0.25f, 0.25f, 0}, (float[]){0, 0, 1}, TRI_V0, TRI_V1, TRI_V2, INFINITY, &t));
+    cr_expect_eq(t, 5.0f, "t = %.9g, want 5", t);
+    /* t is in units of |d|: a direction of length 2 halves it. */
+    cr_assert(hit_triangle((float[]){0.25f, 0.25f, 0}, (float[]){0, 0, 2}, TRI_V0, TRI_V1, TRI_V2, INFINITY, &t));
+    cr_expect_eq(t, 2.5f, "t = %.9g, want 2.5", t);
+    /* A tilted triangle, z = 4 + x: the ray along z at x = 0.5 meets it at 4.5. */
+    cr_assert(hit_triangle((float[]){0.5f, 0.5f, 0}, (float[]){0, 0, 1}, (float[]){0, 0, 4}, (float[]){2, 0, 6},
+                           (float[]){0, 2, 4}, INFINITY, &t));
+    cr_expect_float_eq(t, 4.5f, 4.5f * 1e-6f, "t = %.9g, want 4.5", t);
+}
+
+Test(ray_triangle, every_axis_and_sign)
+{
+    /* The triangle in the plane x[a] = 3 with the other two coordinates
+     * forming a right triangle at the origin, hit along +a and -a. */
+    for (int a = 0; a < 3; a++)
+        for (int sign = -1; sign <= 1; sign += 2) {
+            int b = (a + 1) % 3, c = (a + 2) % 3;
+            float v0[3] = {0}, v1[3] = {0}, v2[3] = {0}, o[3] = {0}, d[3] = {0};
+            v0[a] = v1[a] = v2[a] = 3.0f;
+            v1[b] = 2.0f;
+            v2[c] = 2.0f;
+            o[a] = sign > 0 ? -1.0f : 10.0f;
+            o[b] = o[c] = 0.5f;
+            d[a] = (float)sign;
+            float t;
+            cr_assert(hit_triangle(o, d, v0, v1, v2, INFINITY, &t), "axis %d sign %d: miss", a, sign);
+            cr_expect_eq(t, sign > 0 ? 4.0f : 7.0f, "axis %d sign %d: t = %.9g", a, sign, t);
+        }
+}
+
+Test(ray_triangle, misses)
+{
+    float t;
+    /* Beside the triangle (beyond its hypotenuse). */
+    cr_expect_not(hit_triangle((float[]){0.6f, 0.6f, 0}, (float[]){0, 0, 1}, TRI_V0, TRI_V1, TRI_V2, INFINITY, &t));
+    /* Pointing away: the plane is behind the origin. */
+    cr_expect_not(hit_triangle((float[]){0.25f, 0.25f, 0}, (float[]){0, 0, -1}, TRI_V0, TRI_V1, TRI_V2, INFINITY, &t));
+    /* The origin is beyond the triangle. */
+    cr_expect_not(hit_triangle((float[]){0.25f, 0.25f, 6}, (float[]){0, 0, 1}, TRI_V0, TRI_V1, TRI_V2, INFINITY, &t));
+}
+
+Test(ray_triangle, respects_t_max)
+{
+    float t;
+    const float o[3] = {0.25f, 0.25f, 0}, d[3] = {0, 0, 1};
+    cr_expect_not(hit_triangle(o, d, TRI_V0, TRI_V1, TRI_V2, 4.0f, &t), "hit before t_max = 4");
+    cr_expect_not(hit_triangle(o, d, TRI_V0, TRI_V1, TRI_V2, 5.0f, &t), "t_max is exclusive");
+    cr_expect(hit_triangle(o, d, TRI_V0, TRI_V1, TRI_V2, nextafterf(5.0f, INFINITY), &t));
+    cr_expect_eq(t, 5.0f);
+}
+
+Test(ray_triangle, parallel_rays_miss)
+{
+    float t;
+    /* Above the plane, parallel to it, passing over the triangle. */
+    cr_expect_not(hit_triangle((float[]){-1, 0.25f, 4}, (float[]){1, 0, 0}, TRI_V0, TRI_V1, TRI_V2, INFINITY, &t));
+    /* In the plane itself, crossing the triangle: no proper hit either. */
+    cr_expect_not(hit_triangle((float[]){-1, 0.25f, 5}, (float[]){1, 0, 0}, TRI_V0, TRI_V1, TRI_V2, INFINITY, &t));
+    cr_expect_not(hit_triangle((float[]){-1, -1, 5}, (float[]){1, 1, 0}, TRI_V0, TRI_V1, TRI_V2, INFINITY, &t));
+}
+
+Test(ray_triangle, back_faces_are_hit)
+{
+    float t, t_back;
+    const float o[3] = {0.25f, 0.25f, 10}, d[3] = {0, 0, -1};
+    cr_assert(hit_triangle(o, d, TRI_V0, TRI_V1, TRI_V2, INFINITY, &t), "back face culled");
+    cr_expect_eq(t, 5.0f);
+    /* Reversed winding, same ray: the same hit. */
+    cr_assert(hit_triangle(o, d, TRI_V0, TRI_V2, TRI_V1, INFINITY, &t_back));
+    cr_expect_eq(t_back, t);
+}
+
+/* A folded quad P0 P1 P2 P3 split along the diagonal P0-P2 into (P0, P1, P2)
+ * and (P0, P2, P3).  Every coordinate is a small dyadic number, so points
+ * P0 + k/1024 (P2 - P0) on the shared edge and the directions toward them
+ * from dyadic origins are exact in float.  The triangles slope by at most
+ * 0.15 and every ray from quad_origin by at least 0.2, so no ray sees the
+ * fold edge-on: around the edge, the two triangles cover both sides. */
+static const float QUAD_P0[3] = {-1, -1, 0}, QUAD_P1[3] = {1, -1, -0.0625f}, QUAD_P2[3] = {1, 1, 0.125f},
+                   QUAD_P3[3] = {-1, 1, 0.25f};
+
+static int hits_quad(const float o[3], const float target[3])
+{
+    float d[3], t;
+    for (int a = 0; a < 3; a++) d[a] = target[a] - o[a];
+    return hit_triangle(o, d, QUAD_P0, QUAD_P1, QUAD_P2, INFINITY, &t) ||
+           hit_triangle(o, d, QUAD_P0, QUAD_P2, QUAD_P3, INFINITY, &t);
+}
+
+/* An origin 2 to 6 units above or below the quad, anywhere over [-4, 4]^2. */
+static void quad_origin(rng *g, int i, float o[3])
+{
+    o[0] = rng_dyadic(g, -4, 4);
+    o[1] = rng_dyadic(g, -4, 4);
+    o[2] = (i % 2 ? 1.0f : -1.0f) * rng_dyadic(g, 2, 6);
+}
+
+Test(ray_triangle, watertight_on_a_shared_edge)
+{
+    rng g = {1};
+    int leaks = 0, first_leak = -1;
+    float first_o[3] = {0}, first_p[3] = {0};
+    for (int i = 0; i < 10000; i++) {
+        float o[3], p[3];
+        quad_origin(&g, i, o);
+        /* Inside the edge: its ends are corners of the quad's outline,
+         * where a ray may rightly pass outside both triangles. */
+        float s = (float)(1 + rng_below(&g, 1023)) / 1024.0f;
+        for (int a = 0; a < 3; a++) p[a] = QUAD_P0[a] + s * (QUAD_P2[a] - QUAD_P0[a]);
+        if (!hits_quad(o, p) && leaks++ == 0) {
+            first_leak = i;
+            memcpy(first_o, o, sizeof o);
+            memcpy(first_p, p, sizeof p);
+        }
+    }
+    cr_expect_eq(leaks, 0,
+                 "%d of 10000 rays aimed at the shared edge hit neither triangle; first: ray %d from "
+                 "(%a, %a, %a) toward (%a, %a, %a)",
+                 leaks, first_leak, first_o[0], first_o[1], first_o[2], first_p[0], first_p[1], first_p[2]);
+}
+
+/* A closed fan of six triangles around a centre vertex, not planar but, as
+ * the quad, flatter than any ray from quad_origin. */
+static const float FAN_CENTER[3] = {0.25f, -0.125f, 0.5f};
+static const float FAN_RIM[6][3] = {{2, 0, 0.5625f},  {1, 2, 0.4375f},  {-1, 2, 0.5625f},
+                                    {-2, 0, 0.4375f}, {-1, -2, 0.5f}, {1, -2, 0.53125f}};
+
+static int hits_fan(const float o[3], const float target[3])
+{
+    float d[3], t;
+    for (int a = 0; a < 3; a++) d[a] = target[a] - o[a];
+    int hit = 0;
+    for (int k = 0; k < 6; k++) hit |= hit_triangle(o, d, FAN_CENTER, FAN_RIM[k], FAN_RIM[(k + 1) % 6], INFINITY, &t);
+    return hit;
+}
+
+Test(ray_triangle, watertight_at_a_shared_vertex_and_spokes)
+{
+    rng g = {2};
+    int vertex_leaks = 0, spoke_leaks = 0;
+    for (int i = 0; i < 10000; i++) {
+        float o[3], p[3];
+        quad_origin(&g, i, o);
+        vertex_leaks += !hits_fan(o, FAN_CENTER);
+        const float *rim = FAN_RIM[rng_below(&g, 6)];
+        float s = (float)(1 + rng_below(&g, 1023)) / 1024.0f;
+        for (int a = 0; a < 3; a++) p[a] = FAN_CENTER[a] + s * (rim[a] - FAN_CENTER[a]);
+        spoke_leaks += !hits_fan(o, p);
+    }
+    cr_expect_eq(vertex_leaks, 0, "%d of 10000 rays aimed at the centre of a closed fan hit none of it",
+                 vertex_leaks);
+    cr_expect_eq(spoke_leaks, 0, "%d of 10000 rays aimed at a spoke of a closed fan hit none of it", spoke_leaks);
+}
