@@ -24,7 +24,7 @@ export LD_LIBRARY_PATH=$PWD/.deps/lib:${LD_LIBRARY_PATH:-}
 T0=$(date +%s)
 el() { echo "[$(($(date +%s) - T0)) s] $*" | tee -a "$O/times.txt"; }
 failed=0
-{ echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$O/gpu.txt"
+{ echo "commit ${KDA_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$O/gpu.txt"
 
 B=build-gpu
 (cmake -S . -B $B -G Ninja -DKDA_ALL_ALLOCATORS=ON -DKDA_SHARED_SCENES="$S" > "$O/cmake_tests.log" 2>&1 &&

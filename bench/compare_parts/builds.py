@@ -27,7 +27,7 @@ def build_sweep(args, runs, variants, table, pool_factor):
         for v in todo:
             i += 1
             key = "%s|%s|%s" % (table, scene_label(scene), v.key)
-            rec = runs.get(key)
+            rec = runs.get(key, table=table, scene=scene_label(scene), allocator=v.key)
             if rec is None:
                 t0 = time.time()
                 pool = ["--pool", "auto"] if pool_factor is None else ["--pool-factor", str(pool_factor)]

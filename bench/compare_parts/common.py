@@ -12,6 +12,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXTRA_SCATTERALLOC_PAGES = (8192, 16384)  # the main build has ScatterAlloc with pages of 4096 bytes
 # The second line of `kdalloc --version`.
+NOT_MEASURED = "not measured"
 VERSION_LINE = re.compile(r"allocator: (.+) \((\w+); frees single blocks: (yes|no); k-d tree builds: (yes|no)\)$")
 
 
@@ -34,8 +35,9 @@ class Variant:
 class Runs:
     """The resumable record of every run: one JSON object per line."""
 
-    def __init__(self, path, fresh):
+    def __init__(self, path, fresh, offline=False):
         self.path = path
+        self.offline = offline  # tables from the record only: a run it lacks is "not measured", never run
         self.done = {}
         if fresh and os.path.exists(path):
             os.remove(path)
@@ -45,8 +47,12 @@ class Runs:
                     r = json.loads(line)
                     self.done[r["key"]] = r
 
-    def get(self, key):
-        return self.done.get(key)
+    def get(self, key, **fields):
+        """The record of key; offline, a record it lacks reads as not measured (fields fill it out)."""
+        rec = self.done.get(key)
+        if rec is None and self.offline:
+            rec = dict(fields, key=key, failure=NOT_MEASURED)
+        return rec
 
     def add(self, record):
         self.done[record["key"]] = record

@@ -16,7 +16,7 @@ EMBREE_RUN_FACTOR = 4  # a kdalloc-embree run is 2 x (R + 1) CPU builds: four ti
 def embree_run(args, runs, exe, scene):
     """kdalloc-embree --json --quality both on the scene: {quality: its JSON object}, or a failure."""
     key = "embree|%s" % scene_label(scene)
-    rec = runs.get(key)
+    rec = runs.get(key, scene=scene_label(scene))
     if rec is None:
         t0 = time.time()
         rc, out, err = run([exe, "--json", "--quality", "both", "--repeat", str(args.repeat)] + scene_args(scene),
@@ -39,7 +39,7 @@ def embree_run(args, runs, exe, scene):
 def kdalloc_render_run(args, runs, v, scene):
     """`kdalloc render --gpu --json` of variant v on the scene (its default camera): the JSON, or a failure."""
     key = "embree|render|%s|%s" % (scene_label(scene), v.key)
-    rec = runs.get(key)
+    rec = runs.get(key, scene=scene_label(scene), allocator=v.key)
     if rec is None:
         png = os.path.join(tempfile.gettempdir(), "kdalloc-compare-%d.png" % os.getpid())
         rc, out, err = run([v.kdalloc, "render", "--gpu", "--json", "-o", png, "--frames", str(args.repeat)]
@@ -59,7 +59,7 @@ def kdalloc_render_run(args, runs, v, scene):
 
 def embree_part(args, runs, variants):
     exe = os.path.join(args.build, "kdalloc-embree")
-    if not os.access(exe, os.X_OK):
+    if not runs.offline and not os.access(exe, os.X_OK):
         log("embree: skipped: %s is missing (CMake did not find Embree 3: apt-get install libembree-dev, "
             "or on the GPU machine . .deps/env.sh before building)" % exe)
         return

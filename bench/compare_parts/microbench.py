@@ -15,7 +15,7 @@ def allocbench_run(args, runs, part, v, test, extra, point, timeout=None):
     """The record of `kdalloc-allocbench --test TEST EXTRA` of variant v, key PART|TEST|VARIANT|POINT: run now
     unless runs has it.  It keeps the rows printed (those starting with the test's name) and why it failed."""
     key = "%s|%s|%s|%s" % (part, test, v.key, point)
-    rec = runs.get(key)
+    rec = runs.get(key, test=test, allocator=v.key, rows=[])
     if rec is None:
         rc, out, err = run([v.allocbench, "--test", test] + extra, timeout or args.timeout)
         # a run that timed out keeps the rows it printed before (one per point, flushed)
@@ -30,32 +30,35 @@ def allocbench_run(args, runs, part, v, test, extra, point, timeout=None):
 
 def alloc_sweep(args, runs, variants):
     jobs = [(t, extra) for t, extra in ALLOC_TESTS] + [("acd-pool", ["--pool-bytes", str(p)]) for p in ACD_POOLS]
-    out_rows = {}
+    out_rows, failures = {}, {}
     for v in variants:
         for test, extra in jobs:
             # frag prints no rows for the allocators it cannot scan (a note on stderr): kept as no rows
             rec = allocbench_run(args, runs, "alloc", v, test, extra, " ".join(extra))
             out_rows.setdefault(test, []).extend(rec["rows"])
+            failures[(test, v.key)] = rec["failure"]
     heads = {"regs": "test,allocator,plain,coalesced",
              "frag": "test,allocator,payload,internal,external,chunks,well_formed"}
     for test, rows in out_rows.items():
         with open(os.path.join(args.out, "alloc_%s.csv" % test.replace("-", "_")), "w") as f:
             f.write(heads.get(test, "test,allocator,blocks,warps,payload,iterations,pool_bytes,ms,failures") + "\n")
             f.write("".join(r + "\n" for r in rows))
-    # the two small tables
+    # the two small tables; a variant without rows shows why (its run's failure, or not measured)
+    regs = {r.split(",")[1]: r.split(",")[2:] for r in out_rows.get("regs", [])}
     lines = ["# Registers (the paper's Table 1)", "", "| Allocator | uncoalesced | coalesced |", "|---|---:|---:|"]
-    for r in out_rows.get("regs", []):
-        _, name, plain, coal = r.split(",")
-        lines.append("| %s | %s | %s |" % (name, plain, coal))
+    for v in variants:
+        plain, coal = regs.get(v.name, [failures.get(("regs", v.key)) or "-", "-"])
+        lines.append("| %s | %s | %s |" % (v.name, plain, coal))
     lines += ["", "# 100,000 warps, one allocation each", "", "| Allocator | 1 KiB [ms] | fails | 8 KiB [ms] | fails |",
               "|---|---:|---:|---:|---:|"]
     by = {}
     for r in out_rows.get("warps", []):
         f = r.split(",")
         by.setdefault(f[1], {})[f[4]] = (f[7], f[8])
-    for name, v in by.items():
-        a, b = v.get("1024", ("-", "-")), v.get("8192", ("-", "-"))
-        lines.append("| %s | %s | %s | %s | %s |" % (name, a[0], a[1], b[0], b[1]))
+    for v in variants:
+        why = failures.get(("warps", v.key)) or "-"
+        a, b = (by[v.name].get(k, ("-", "-")) for k in ("1024", "8192")) if v.name in by else ((why, "-"), ("-", "-"))
+        lines.append("| %s | %s | %s | %s | %s |" % (v.name, a[0], a[1], b[0], b[1]))
     with open(os.path.join(args.out, "alloc_tables.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     log("wrote alloc_*.csv and alloc_tables.md")

@@ -66,7 +66,8 @@ def plots(args, variants):
                  ("fig4_scatteralloc_pages.png", "alloc_acd_size.csv", scatteralloc, "payload",
                   "Alloc Cycle Dealloc, ScatterAlloc per page size: payload [B]", True)]
     for name, src, shown, x, xlabel, logx in time_figs:
-        rows = read_csv(os.path.join(args.out, src))
+        names = {v.name for v in shown}
+        rows = [r for r in read_csv(os.path.join(args.out, src)) if r["allocator"] in names]
         if not rows:
             continue
         fig, ax = plt.subplots(figsize=(7, 4.5))

@@ -144,7 +144,8 @@ def headline(out):
                 "%.2f" % float(embree[sc]["%s_build_ms" % q]) if sc in embree and embree[sc]["%s_build_ms" % q]
                 else "-" for sc in scenes)))
     lines += ["", "GPU builds: `kdalloc build --gpu --pool-factor 200`, median of the timed builds after a warm-up "
-              "(ds_table3.csv); Embree: its BVH build on every CPU core (embree.csv).  A failed build names its cause."]
+              "(ds_table3.csv)%s.  A failed build names its cause." % (
+                  "; Embree: its BVH build on every CPU core (embree.csv)" if embree else "")]
     with open(os.path.join(out, "headline.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     log("wrote headline.md")
