@@ -117,8 +117,8 @@ Test(gpu_countedbump, four_sms_a_slot_lane_blocks, .timeout = 300)
     kda_pool_destroy(&pool);
 }
 
-/* Every lane asks for its own small block: on a slot's own SM the lanes
- * share one add; on a sharing SM each lane takes the slot by CAS. */
+/* Every lane asks for its own small block: the lanes of a warp share one
+ * add on their slot, whether the slot is their SM's own or shared. */
 Test(gpu_countedbump, four_sms_a_slot_every_lane, .timeout = 300)
 {
     require_gpu();
