@@ -17,7 +17,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size) { return atomic_malloc
 static inline void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes) { h->bytes = bytes; }
 KDA_FN void kda_alloc_grow(const kda_heap *before, const kda_heap *after)
 {
-    if (kda_load64(after->counter) > before->bytes) kda_store64(after->counter, before->bytes);
+    if (kda_load64(after->state.counter) > before->bytes) kda_store64(after->state.counter, before->bytes);
 }
 
 #endif

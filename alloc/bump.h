@@ -21,8 +21,14 @@
 
 #include <stddef.h>
 
-#include "heap.h"
 #include "port.h"
+
+/* The state: one 64-bit offset, in a state block of its own. */
+typedef struct kda_state {
+    uint64_t *counter; /* bytes handed out so far (past the end once a request failed) */
+} kda_state;
+
+#include "heap.h"
 
 KDA_FN uint64_t bump_padded(uint64_t size) { return (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1); }
 
@@ -30,7 +36,7 @@ KDA_FN void *atomic_malloc(const kda_heap *h, uint64_t size)
 {
     uint64_t need = bump_padded(size);
     if (need == 0 || need > h->bytes) return NULL;
-    uint64_t offset = kda_add64(h->counter, need);
+    uint64_t offset = kda_add64(h->state.counter, need);
     if (offset + need > h->bytes) return NULL;
     return h->base + offset;
 }
@@ -40,12 +46,12 @@ KDA_FN void *aw_malloc(const kda_heap *h, uint64_t size)
     uint64_t need = bump_padded(size);
     if (need == 0 || need > h->bytes) return NULL;
     for (;;) {
-        uint64_t offset = kda_add64(h->counter, need);
+        uint64_t offset = kda_add64(h->state.counter, need);
         if (offset + need <= h->bytes) return h->base + offset;
         /* Past the end: try to restart the ring with our block at 0. */
         uint64_t seen = offset + need;
         for (;;) {
-            uint64_t prev = kda_cas64(h->counter, seen, need);
+            uint64_t prev = kda_cas64(h->state.counter, seen, need);
             if (prev == seen) return h->base;
             if (prev + need <= h->bytes) break; /* someone else wrapped: add again */
             seen = prev;                        /* the end moved on; wrap at it */

@@ -59,8 +59,60 @@
 
 #include <stddef.h>
 
-#include "heap.h"
 #include "port.h"
+
+/* The pre-split layout of a circular pool (layout.c): n_heaps heaps side
+ * by side from unit 0, each a binary heap of chunk sizes, then one
+ * remainder chunk, then the end marker in the last unit. */
+typedef struct kda_layout {
+    uint32_t n_heaps;    /* 1, or one per SM for the multi variants (fewer if the pool is small) */
+    uint32_t levels;     /* L: a heap holds 2^l chunks of root / 2^l units for l < L */
+    uint32_t root_units; /* R: a heap's first, largest chunk */
+    uint32_t heap_units; /* L * R: heap h starts at unit h * heap_units */
+    uint32_t chunks;     /* chunks per heap: 2^L - 1 */
+    uint32_t units;      /* the pool it was laid out for (the start, for a grown pool) */
+} kda_layout;
+
+/* The state of the CMalloc family. */
+typedef struct kda_state {
+    uint32_t *offsets;  /* the state block: memOffset per SM, in units; the multi
+                         * variants have one more, offsets[n_offsets], for requests
+                         * larger than a heap's root chunk (circ_slot); the last
+                         * entry is circ_grow's, where its chunk starts */
+    uint32_t units;     /* the pool now, in 16-byte units */
+    uint32_t n_offsets; /* 1, or one allocation offset per SM */
+    uint32_t epoch;     /* bumped by every reset, part of each header's tag */
+    kda_layout layout;  /* the pre-split heaps */
+} kda_state;
+
+#include "heap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Computes the pre-split layout of a circular pool of `units` units with
+ * `n_heaps` heaps; -1 when the pool is too small for them. */
+int kda_layout_compute(uint32_t units, uint32_t n_heaps, kda_layout *l);
+
+/* A walk over a circular pool's chunk list (a host copy of the pool). */
+typedef struct kda_scan {
+    uint64_t chunks, free_chunks;
+    uint64_t free_bytes, used_bytes; /* payload bytes */
+    uint64_t largest_free;           /* payload bytes of the largest free chunk */
+    int well_formed;                 /* 0: `problem` says what is wrong */
+    char problem[160];
+} kda_scan;
+
+/* Walks the list of the pool described by `h` (its units and epoch) in a
+ * host copy of its bytes, from unit 0 to the end marker.  Well formed: every
+ * header carries its tag, offsets increase, the chunks tile the pool exactly
+ * and the end marker points back to unit 0.  `visit`, when not NULL, is
+ * called for each chunk with its unit offset, size in units and state. */
+void kda_scan_circular(const void *pool_copy, const kda_heap *h, kda_scan *out,
+                       void (*visit)(void *ctx, uint32_t unit, uint32_t size_units, int used), void *ctx);
+#ifdef __cplusplus
+}
+#endif
 
 /* Smallest chunk of the pre-split heaps, in units (4 KiB; docs/alloc.md
  * says why this size).  Only the layout (layout.c, host code) uses it: an
@@ -117,7 +169,7 @@ static __device__ unsigned long long kda_walk_stats[KDA_SIZE_CLASSES][KDA_STATS]
 /* The tag of a header at unit c in the pool's current epoch (see above). */
 KDA_FN uint32_t circ_tag(const kda_heap *h, uint32_t c)
 {
-    return ((c ^ h->epoch * 0x85EBCA6Bu) * 0x9E3779B1u ^ 0x5BD1E995u) & ~1u;
+    return ((c ^ h->state.epoch * 0x85EBCA6Bu) * 0x9E3779B1u ^ 0x5BD1E995u) & ~1u;
 }
 
 KDA_FN uint32_t *circ_flag(const kda_heap *h, uint32_t c) { return (uint32_t *)(h->base + (uint64_t)c * KDA_UNIT + 8); }
@@ -145,7 +197,7 @@ KDA_FN void circ_write_header(const kda_heap *h, uint32_t c, uint32_t state, uin
 KDA_FN uint32_t circ_slot(const kda_heap *h, int multi, uint32_t units)
 {
     if (!multi) return 0;
-    return units > h->root_units ? h->n_offsets : kda_sm_id() % h->n_offsets;
+    return units > h->state.layout.root_units ? h->state.n_offsets : kda_sm_id() % h->state.n_offsets;
 }
 
 /* The offset a free of chunk c moves: the large-request one for a chunk in
@@ -153,7 +205,7 @@ KDA_FN uint32_t circ_slot(const kda_heap *h, int multi, uint32_t units)
 KDA_FN uint32_t circ_free_slot(const kda_heap *h, int multi, uint32_t c)
 {
     if (!multi) return 0;
-    return c >= h->n_heaps * h->heap_units ? h->n_offsets : kda_sm_id() % h->n_offsets;
+    return c >= h->state.layout.n_heaps * h->state.layout.heap_units ? h->state.n_offsets : kda_sm_id() % h->state.n_offsets;
 }
 
 /* Where the offset `slot` starts in a fresh pool, and where a walk from
@@ -163,21 +215,21 @@ KDA_FN uint32_t circ_free_slot(const kda_heap *h, int multi, uint32_t c)
  * starts a chunk. */
 KDA_FN uint32_t circ_home(const kda_heap *h, uint32_t slot)
 {
-    if (slot < h->n_offsets) return slot % h->n_heaps * h->heap_units;
-    uint32_t end = h->n_heaps * h->heap_units;
-    return h->units - 1 - end >= 2 ? end : h->units - 1;
+    if (slot < h->state.n_offsets) return slot % h->state.layout.n_heaps * h->state.layout.heap_units;
+    uint32_t end = h->state.layout.n_heaps * h->state.layout.heap_units;
+    return h->state.units - 1 - end >= 2 ? end : h->state.units - 1;
 }
 
 KDA_FN int circ_is_home(const kda_heap *h, uint32_t unit, int multi)
 {
     if (unit == 0) return 1;
     if (!multi) return 0;
-    return (unit < h->n_heaps * h->heap_units && unit % h->heap_units == 0) || unit == circ_home(h, h->n_offsets);
+    return (unit < h->state.layout.n_heaps * h->state.layout.heap_units && unit % h->state.layout.heap_units == 0) || unit == circ_home(h, h->state.n_offsets);
 }
 
 /* Where the last growth's free chunk starts, 0: none (circ_grow); the entry
  * after the offsets. */
-KDA_FN uint32_t *circ_grown_at(const kda_heap *h, int multi) { return &h->offsets[h->n_offsets + (multi ? 1u : 0u)]; }
+KDA_FN uint32_t *circ_grown_at(const kda_heap *h, int multi) { return &h->state.offsets[h->state.n_offsets + (multi ? 1u : 0u)]; }
 
 /* ---- the pre-split layout (layout.c): heaps, remainder, end marker ----
  * Chunk i (0-based) of a heap is C(i+1) = R / 2^floor(log2(i+1)) units:
@@ -209,7 +261,7 @@ KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused, 
     if (circ_has_remainder(l))
         circ_write_header(h, circ_layout_end(l), KDA_STATE_FREE, l->units - 1, fused);
     circ_write_header(h, l->units - 1, KDA_STATE_USED, 0, fused);
-    for (uint32_t i = 0; i < h->n_offsets + (multi ? 1u : 0u); i++) kda_store32(&h->offsets[i], circ_home(h, i));
+    for (uint32_t i = 0; i < h->state.n_offsets + (multi ? 1u : 0u); i++) kda_store32(&h->state.offsets[i], circ_home(h, i));
     kda_store32(circ_grown_at(h, multi), 0); /* no growth yet */
 }
 
@@ -229,7 +281,7 @@ KDA_FN void circ_init_finish(const kda_heap *h, const kda_layout *l, int fused, 
  * large requests' home is the remainder's start whatever the end. */
 KDA_FN void circ_grow(const kda_heap *before, const kda_heap *after, int fused, int multi)
 {
-    uint32_t old_end = before->units - 1, end = after->units - 1;
+    uint32_t old_end = before->state.units - 1, end = after->state.units - 1;
     uint32_t last = kda_load32(circ_grown_at(after, multi)), free_flag = circ_tag(after, last) | KDA_STATE_FREE;
     int extend = last != 0 && kda_load32(circ_flag(after, last)) == free_flag &&
                  kda_load32(circ_next(after, last)) == old_end;
@@ -278,8 +330,8 @@ KDA_FN void circ_recover(const kda_heap *h, uint32_t slot, circ_walk *w)
         w->prev = CIRC_NONE;
         return;
     }
-    uint32_t hint = kda_load32(&h->offsets[slot]);
-    w->c = w->start = !w->home_circles && hint != w->start && hint < h->units ? hint : circ_home(h, slot);
+    uint32_t hint = kda_load32(&h->state.offsets[slot]);
+    w->c = w->start = !w->home_circles && hint != w->start && hint < h->state.units ? hint : circ_home(h, slot);
     w->failed = CIRC_NONE;
     w->walked = 0;
 }
@@ -295,8 +347,8 @@ KDA_FN void circ_step(const kda_heap *h, uint32_t slot, circ_walk *w, uint32_t n
         circ_recover(h, slot, w);
         return;
     }
-    if (next > w->c && next < h->units) step = next - w->c;
-    else if (next == 0 && w->c == h->units - 1) step = 1; /* past the end marker */
+    if (next > w->c && next < h->state.units) step = next - w->c;
+    else if (next == 0 && w->c == h->state.units - 1) step = 1; /* past the end marker */
     else {
         circ_recover(h, slot, w);
         return;
@@ -335,18 +387,18 @@ KDA_FN void *circ_give_up(const circ_walk *w, uint64_t size, long long started)
 
 KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
 {
-    if (size == 0 || size >= (uint64_t)h->units * KDA_UNIT) return NULL;
+    if (size == 0 || size >= (uint64_t)h->state.units * KDA_UNIT) return NULL;
     uint32_t need = (uint32_t)((size + KDA_UNIT - 1) / KDA_UNIT) + 1; /* payload + header unit */
     uint32_t slot = circ_slot(h, multi, need);
-    circ_walk w = {kda_load32(&h->offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0, 0, 0};
+    circ_walk w = {kda_load32(&h->state.offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0, 0, 0};
     uint32_t next, home = circ_home(h, slot);
     long long started = KDA_DIAG_CLOCK();
-    if (w.c >= h->units) w.c = home;
+    if (w.c >= h->state.units) w.c = home;
     w.start = w.c;
     w.home_circles = w.start == home;
     for (;;) {
         if (w.restarts > KDA_MAX_RESTARTS) return circ_give_up(&w, size, started);
-        if (w.walked >= h->units) { /* one whole circle */
+        if (w.walked >= h->state.units) { /* one whole circle */
             if (w.home_circles >= KDA_HOME_CIRCLES) return circ_give_up(&w, size, started);
             w.home_circles++;
             w.c = w.start = home;
@@ -399,7 +451,7 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
         if (fused) kda_store64(circ_word(h, c), circ_pack(h, c, KDA_STATE_USED, end));
         else kda_store32(circ_next(h, c), end);
     }
-    kda_store32(&h->offsets[slot], end);
+    kda_store32(&h->state.offsets[slot], end);
     return h->base + (uint64_t)(c + 1) * KDA_UNIT;
 }
 
@@ -415,7 +467,7 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
         if (!circ_is_home(h, next, multi) && (uint32_t)w == (circ_tag(h, next) | KDA_STATE_FREE) &&
             kda_cas64(circ_word(h, next), w, w | KDA_STATE_USED) == w) {
             next = (uint32_t)(w >> 32); /* merge the free successor into c */
-            kda_store32(&h->offsets[slot], next);
+            kda_store32(&h->state.offsets[slot], next);
         }
         /* One store publishes the new end and the free state together. */
         kda_store64(circ_word(h, c), circ_pack(h, c, KDA_STATE_FREE, next));
@@ -427,7 +479,7 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
             kda_cas32(circ_flag(h, next), free_flag, free_flag | KDA_STATE_USED) == free_flag) {
             next = kda_load32(circ_next(h, next)); /* merge the free successor into c */
             kda_store32(circ_next(h, c), next);
-            kda_store32(&h->offsets[slot], next);
+            kda_store32(&h->state.offsets[slot], next);
             kda_fence();
         }
         kda_store32(circ_flag(h, c), circ_tag(h, c) | KDA_STATE_FREE);

@@ -10,9 +10,10 @@
  * Slots take free chunks from the bottom of the pool, runs come from the
  * top, so that the slots' chunks do not cut up the space long runs need.
  *
- * State, outside the pool (heap.meta; 8 bytes a chunk, 128 a slot; laid out
- * for cells_max chunks, of which the first `cells` lie in the pool: a
- * growable pool's state has room for its limit, and growth raises `cells`):
+ * State, outside the pool (kda_state; 8 bytes a chunk, 128 a slot; laid
+ * out for chunks_max chunks, of which the first `chunks` lie in the pool:
+ * a growable pool's state has room for its limit, and growth raises
+ * `chunks`):
  *   bits[]         one bit a chunk: taken (a slot's, or part of a run)
  *   slot[s]        64 bits: chunk + 1 (top 17; 0: none), bytes handed out
  *                  of it (30), requests served from it (low 17); beside it,
@@ -86,7 +87,7 @@
  *     when it took no next chunk).  A free of a block of the chunk follows
  *     the 0 too: the add that handed the block out read the installer's
  *     slot value, so the installer's fence precedes the fence of the thread
- *     that made that add (and, alloc.h's rule, of any thread the block
+ *     that made that add (and, kdalloc.h's rule, of any thread the block
  *     went to) in the fence.sc order.
  *   - free_large reads run[c] after free's fence, which follows
  *     malloc_large's fence (after its run and balance writes) in the same
@@ -132,6 +133,32 @@
 #define CB_SM_THREADS_LOG2 11
 #define CB_SM_THREADS (1u << CB_SM_THREADS_LOG2)
 
+/* Each slot in its own 128-byte line: the SMs' atomics must not queue
+ * behind each other's in the L2 (they did, by the line, not the word).
+ * The slots come first in the state block, so a device block (256-byte
+ * aligned) puts each at the start of its line. */
+#define CB_SLOT_STRIDE 16
+
+#include "port.h"
+
+/* The state (kda_alloc_bind lays it out in the state block, in this
+ * order; laid out for chunks_max chunks, of which the first `chunks` lie
+ * in the pool). */
+typedef struct kda_state {
+    uint64_t *slots;      /* [n_slots * CB_SLOT_STRIDE] slot s at s * CB_SLOT_STRIDE, its fill word after it */
+    uint64_t *bits;       /* [ceil(chunks_max / 64)] one bit a chunk: taken */
+    int32_t *balance;     /* [32 * rows] chunk c's at (c % 32) * rows + c / 32, rows = ceil(chunks_max / 32) */
+    uint32_t *run;        /* [chunks_max] a run's chunk count, at its first chunk */
+    uint32_t *lock;       /* the runs of more than 64 chunks */
+    uint32_t *hint;       /* the lowest bitmap word that may have a free chunk */
+    uint32_t chunks;      /* in the pool now (growth raises it) */
+    uint32_t chunks_max;  /* the state has room for: a growable pool's limit */
+    uint32_t chunk_bytes; /* C */
+    uint32_t n_slots;
+} kda_state;
+
+#include "heap.h"
+
 /* How many SMs may add to one slot with chunks of `chunk` bytes (a power
  * of two): the most k with chunk + k x CB_SM_THREADS x chunk/4 < 2^30 (the
  * bytes stay below the chunk field) and chunk/16 + k x CB_SM_THREADS <
@@ -149,31 +176,23 @@ KDA_HD uint32_t cb_sharers(uint32_t chunk)
     return by_bytes < by_count ? by_bytes : by_count;
 }
 
-/* ---- the state's layout in heap.meta ---- */
 /* The bitmap words that hold the pool's chunks (the searches' range). */
-KDA_HD uint32_t cb_words(const kda_heap *h) { return (h->cells + 63) / 64; }
-KDA_HD uint64_t *cb_bits(const kda_heap *h) { return (uint64_t *)h->meta; }
-/* Each slot in its own 128-byte line: the SMs' atomics must not queue
- * behind each other's in the L2 (they did, by the line, not the word). */
-#define CB_SLOT_STRIDE 16
-KDA_HD uint64_t *cb_slot(const kda_heap *h, uint32_t s)
-{
-    return cb_bits(h) + (h->cells_max + 63) / 64 + (uint64_t)s * CB_SLOT_STRIDE;
-}
+KDA_HD uint32_t cb_words(const kda_heap *h) { return (h->state.chunks + 63) / 64; }
+KDA_HD uint64_t *cb_bits(const kda_heap *h) { return h->state.bits; }
+KDA_HD uint64_t *cb_slot(const kda_heap *h, uint32_t s) { return h->state.slots + (uint64_t)s * CB_SLOT_STRIDE; }
 /* Slot s's fill word, in the slot's line: generation << 1, | 1 while a
  * request fills the empty slot. */
 KDA_HD uint32_t *cb_fill(const kda_heap *h, uint32_t s) { return (uint32_t *)(cb_slot(h, s) + 1); }
 /* Balances are spread so that chunks next to each other (slots take them
- * from the bottom) count their frees in different lines: chunk c's
- * balance is entry (c % 32) x rows + c / 32, rows = ceil(cells_max / 32). */
-KDA_HD uint32_t cb_rows(const kda_heap *h) { return (h->cells_max + 31) / 32; }
+ * from the bottom) count their frees in different lines. */
+KDA_HD uint32_t cb_rows(uint32_t chunks_max) { return (chunks_max + 31) / 32; }
 KDA_HD int32_t *cb_balance(const kda_heap *h, uint32_t c)
 {
-    return (int32_t *)cb_slot(h, h->groups) + (c % 32) * cb_rows(h) + c / 32;
+    return h->state.balance + (c % 32) * cb_rows(h->state.chunks_max) + c / 32;
 }
-KDA_HD uint32_t *cb_run(const kda_heap *h, uint32_t c) { return (uint32_t *)cb_slot(h, h->groups) + 32 * cb_rows(h) + c; }
-KDA_HD uint32_t *cb_lock(const kda_heap *h) { return cb_run(h, h->cells_max); }
-KDA_HD uint32_t *cb_hint(const kda_heap *h) { return cb_lock(h) + 1; }
+KDA_HD uint32_t *cb_run(const kda_heap *h, uint32_t c) { return h->state.run + c; }
+KDA_HD uint32_t *cb_lock(const kda_heap *h) { return h->state.lock; }
+KDA_HD uint32_t *cb_hint(const kda_heap *h) { return h->state.hint; }
 
 /* A slot's value: its chunk + 1 (0: none), the bytes handed out of it and
  * the requests served. */
@@ -185,7 +204,7 @@ KDA_HD uint64_t cb_slot_value(uint32_t chunk1) { return (uint64_t)chunk1 << CB_C
 /* The chunk a block lies in (chunks are a power of two in size). */
 KDA_FN uint32_t cb_chunk_of(const kda_heap *h, const void *ptr)
 {
-    return (uint32_t)((uint64_t)((const unsigned char *)ptr - h->base) >> (kda_ffs32(h->cell_bytes) - 1));
+    return (uint32_t)((uint64_t)((const unsigned char *)ptr - h->base) >> (kda_ffs32(h->state.chunk_bytes) - 1));
 }
 
 /* ---- the chunk bitmap ---- */
@@ -193,7 +212,7 @@ KDA_FN uint32_t cb_chunk_of(const kda_heap *h, const void *ptr)
 /* The free bits of word w (past the last chunk count as taken). */
 KDA_FN uint64_t cb_free_bits(const kda_heap *h, uint32_t w, uint64_t word)
 {
-    uint32_t left = h->cells - 64 * w;
+    uint32_t left = h->state.chunks - 64 * w;
     uint64_t valid = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
     return ~word & valid;
 }
@@ -403,7 +422,7 @@ KDA_FN void cb_wait(const kda_heap *h, uint32_t s, uint64_t seen)
 {
     for (;;) {
         uint64_t now = kda_load64(cb_slot(h, s));
-        if (cb_slot_chunk(now) != cb_slot_chunk(seen) || cb_slot_bytes(now) <= h->cell_bytes) return;
+        if (cb_slot_chunk(now) != cb_slot_chunk(seen) || cb_slot_bytes(now) <= h->state.chunk_bytes) return;
         kda_pause();
     }
 }
@@ -412,8 +431,8 @@ KDA_FN void cb_wait(const kda_heap *h, uint32_t s, uint64_t seen)
 
 KDA_FN void *cb_malloc_large(const kda_heap *h, uint64_t need)
 {
-    uint64_t k = (need + h->cell_bytes - 1) / h->cell_bytes;
-    if (k > h->cells) return NULL;
+    uint64_t k = (need + h->state.chunk_bytes - 1) / h->state.chunk_bytes;
+    if (k > h->state.chunks) return NULL;
     int64_t c = k <= 64 ? cb_take_high(h, (uint32_t)k) : -1;
     if (c < 0) c = cb_take_long(h, (uint32_t)k);
     if (c < 0) return NULL;
@@ -421,7 +440,7 @@ KDA_FN void *cb_malloc_large(const kda_heap *h, uint64_t need)
     kda_store32(cb_run(h, (uint32_t)c), (uint32_t)k);
     kda_store32((uint32_t *)cb_balance(h, (uint32_t)c), CB_LARGE);
     kda_fence();
-    return h->base + (uint64_t)c * h->cell_bytes;
+    return h->base + (uint64_t)c * h->state.chunk_bytes;
 }
 
 /* The request whose add returned `old` was not served: closes the chunk,
@@ -433,9 +452,9 @@ KDA_FN void *cb_malloc_again(const kda_heap *h, uint32_t s, uint64_t need, uint6
         uint64_t used = cb_slot_bytes(old);
         if (!c1) {
             if (!cb_fill_empty(h, s)) return NULL;
-        } else if (used + need <= h->cell_bytes) {
-            return h->base + (uint64_t)(c1 - 1) * h->cell_bytes + used;
-        } else if (used <= h->cell_bytes) { /* the first that does not fit closes the chunk */
+        } else if (used + need <= h->state.chunk_bytes) {
+            return h->base + (uint64_t)(c1 - 1) * h->state.chunk_bytes + used;
+        } else if (used <= h->state.chunk_bytes) { /* the first that does not fit closes the chunk */
             if (!cb_close(h, s, c1 - 1, cb_slot_count(old))) return NULL;
         } else {
             cb_wait(h, s, old);
@@ -459,12 +478,12 @@ KDA_FN void *cb_malloc_lanes(const kda_heap *h, uint32_t s, uint64_t need, unsig
         old = __shfl_sync(lanes, old, (int)leader);
         uint32_t c1 = cb_slot_chunk(old);
         uint64_t used = cb_slot_bytes(old) + before;
-        int served = c1 && used + need <= h->cell_bytes;
+        int served = c1 && used + need <= h->state.chunk_bytes;
         /* the lane that crosses the chunk's end closes it: the lanes below it were served */
-        int closer = c1 && !served && used <= h->cell_bytes, ok = 1;
+        int closer = c1 && !served && used <= h->state.chunk_bytes, ok = 1;
         if (closer) ok = cb_close(h, s, c1 - 1, cb_slot_count(old) + rank);
         unsigned waiting = __ballot_sync(lanes, !served), closed = __ballot_sync(lanes, closer);
-        if (served) return h->base + (uint64_t)(c1 - 1) * h->cell_bytes + used;
+        if (served) return h->base + (uint64_t)(c1 - 1) * h->state.chunk_bytes + used;
         if (!__all_sync(waiting, ok)) return NULL; /* no chunk left for the slot */
         lanes = waiting;
         leader = (uint32_t)__ffs(lanes) - 1;
@@ -484,10 +503,10 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
     if (size == 0 || size > h->bytes) return NULL;
     uint64_t need = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
     uint32_t s = kda_sm_id();
-    int large = need > h->cell_bytes / 4;
-    if (s >= h->groups) { /* a slot shared with lower SMs: beyond cb_sharers() of them, whole chunks */
-        large |= s / h->groups >= cb_sharers(h->cell_bytes);
-        s %= h->groups;
+    int large = need > h->state.chunk_bytes / 4;
+    if (s >= h->state.n_slots) { /* a slot shared with lower SMs: beyond cb_sharers() of them, whole chunks */
+        large |= s / h->state.n_slots >= cb_sharers(h->state.chunk_bytes);
+        s %= h->state.n_slots;
     }
     if (large) return cb_malloc_large(h, need);
 #ifdef __CUDACC__
@@ -498,8 +517,8 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 #endif
     uint64_t old = kda_add64(cb_slot(h, s), need << CB_COUNT_BITS | 1);
     uint64_t used = cb_slot_bytes(old);
-    if (cb_slot_chunk(old) && used + need <= h->cell_bytes)
-        return h->base + (uint64_t)(cb_slot_chunk(old) - 1) * h->cell_bytes + used;
+    if (cb_slot_chunk(old) && used + need <= h->state.chunk_bytes)
+        return h->base + (uint64_t)(cb_slot_chunk(old) - 1) * h->state.chunk_bytes + used;
     return cb_malloc_again(h, s, need, old);
 }
 
@@ -522,11 +541,24 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     else if (before >= CB_LARGE) cb_free_large(h, c);
 }
 
-static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
+static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
 {
-    kda_heap *h = &pool->heap;
+    kda_state *s = &h->state;
+    kda_carver c = {block, 0};
+    s->slots = (uint64_t *)kda_carve(&c, (uint64_t)s->n_slots * CB_SLOT_STRIDE * sizeof *s->slots);
+    s->bits = (uint64_t *)kda_carve(&c, ((uint64_t)s->chunks_max + 63) / 64 * sizeof *s->bits);
+    s->balance = (int32_t *)kda_carve(&c, 32ull * cb_rows(s->chunks_max) * sizeof *s->balance);
+    s->run = (uint32_t *)kda_carve(&c, (uint64_t)s->chunks_max * sizeof *s->run);
+    s->lock = (uint32_t *)kda_carve(&c, sizeof *s->lock);
+    s->hint = (uint32_t *)kda_carve(&c, sizeof *s->hint);
+    return c.used;
+}
+
+static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, uint32_t n_sms, char *err,
+                                 size_t errlen)
+{
     uint32_t sms = n_sms ? n_sms : 1, slots = sms;
-    uint64_t chunk = CB_MAX_CHUNK, limit = pool->limit_bytes;
+    uint64_t chunk = CB_MAX_CHUNK, limit = plan->limit_bytes;
     /* About 16 chunks a slot; a growable pool starts with about one a slot
      * (more come as it grows), so that its chunks are not so small that
      * common requests take the runs' path. */
@@ -553,72 +585,70 @@ static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms,
                  bytes / 1048576.0, CB_MAX_CHUNKS);
         return -1;
     }
-    if (limit) pool->limit_bytes = room * chunk;
-    h->cells = (uint32_t)chunks;
-    h->cells_max = (uint32_t)room;
-    h->cell_bytes = (uint32_t)chunk;
-    h->groups = slots;
-    pool->state_bytes = pool->clear_bytes =
-        (room + 63) / 64 * 8 + slots * 8ull * CB_SLOT_STRIDE + (room + 31) / 32 * 32 * 4 + room * 4 + 8;
+    if (limit) plan->limit_bytes = room * chunk;
+    h->state.chunks = (uint32_t)chunks;
+    h->state.chunks_max = (uint32_t)room;
+    h->state.chunk_bytes = (uint32_t)chunk;
+    h->state.n_slots = slots;
+    plan->state_bytes = plan->clear_bytes = kda_alloc_bind(h, NULL);
     return 0;
 }
 
-/* For the fragmentation figures (bench/allocbench): from a host copy of
- * the state (h->meta), the free bytes (free chunks, and the rest of the
- * slots' open chunks) and the largest block one request could get; the
- * bytes serving a block: a run's chunks (a small block's are its padded
- * request, which the state does not keep: 0, not counted). */
-#define KDA_ALLOC_HAS_SPACE 1
-static inline void kda_alloc_space(const kda_heap *h, uint64_t *free_bytes, uint64_t *largest)
+/* From a host copy of the state: the free bytes (free chunks, and the
+ * rest of the slots' open chunks) and the largest block one request could
+ * get; the bytes serving a block: a run's chunks (a small block's are its
+ * padded request, which the state does not keep: 0, not counted). */
+static inline void kda_alloc_space(const kda_heap *h, kda_space *space)
 {
-    uint64_t run = 0;
+    uint64_t run = 0, *free_bytes = &space->free_bytes, *largest = &space->largest_block;
     *free_bytes = *largest = 0;
-    for (uint32_t c = 0; c < h->cells; c++) {
+    space->known = 1;
+    for (uint32_t c = 0; c < h->state.chunks; c++) {
         if (cb_bits(h)[c / 64] >> (c % 64) & 1) {
             run = 0;
             continue;
         }
-        run += h->cell_bytes;
-        *free_bytes += h->cell_bytes;
+        run += h->state.chunk_bytes;
+        *free_bytes += h->state.chunk_bytes;
         if (run > *largest) *largest = run;
     }
-    for (uint32_t s = 0; s < h->groups; s++) {
-        uint64_t value = *cb_slot(h, s), used = cb_slot_chunk(value) ? cb_slot_bytes(value) : h->cell_bytes;
-        if (used < h->cell_bytes) {
-            uint64_t rest = h->cell_bytes - used;
+    for (uint32_t s = 0; s < h->state.n_slots; s++) {
+        uint64_t value = *cb_slot(h, s), used = cb_slot_chunk(value) ? cb_slot_bytes(value) : h->state.chunk_bytes;
+        if (used < h->state.chunk_bytes) {
+            uint64_t rest = h->state.chunk_bytes - used;
             *free_bytes += rest;
-            uint64_t one = rest < h->cell_bytes / 4 ? rest : h->cell_bytes / 4; /* a small request's most */
+            uint64_t one = rest < h->state.chunk_bytes / 4 ? rest : h->state.chunk_bytes / 4; /* a small request's most */
             if (one > *largest) *largest = one;
         }
     }
 }
+#define KDA_ALLOC_HAS_BLOCK_BYTES 1
 static inline uint64_t kda_alloc_block_bytes(const kda_heap *h, uint64_t offset)
 {
-    return (uint64_t)*cb_run(h, (uint32_t)(offset / h->cell_bytes)) * h->cell_bytes;
+    return (uint64_t)*cb_run(h, (uint32_t)(offset / h->state.chunk_bytes)) * h->state.chunk_bytes;
 }
 
-KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_t i) { (void)h, (void)l, (void)i; }
+KDA_FN void kda_alloc_reset_item(const kda_heap *h, uint64_t i) { (void)h, (void)i; }
 
 /* After the state is cleared: every slot starts with a chunk (slot s with
  * chunk s), so that the first requests do not all race to fill them. */
-KDA_FN void kda_alloc_reset_finish(const kda_heap *h, const kda_layout *l)
+KDA_FN void kda_alloc_reset_finish(const kda_heap *h)
 {
-    (void)l;
-    for (uint32_t s = 0; s < h->groups && s < h->cells; s++) {
+    for (uint32_t s = 0; s < h->state.n_slots && s < h->state.chunks; s++) {
         cb_bits(h)[s / 64] |= (uint64_t)1 << (s % 64);
         *cb_slot(h, s) = cb_slot_value(s + 1);
     }
 }
 
 /* Growth: the pool holds more chunks.  Their bits were cleared with the
- * state and never set (every search stops at `cells`), so they are free
+ * state and never set (every search stops at `chunks`), so they are free
  * as soon as the descriptor counts them; a slot left without a chunk takes
  * one on its next request, as after any shortage. */
 static inline void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes)
 {
-    uint64_t chunks = bytes / h->cell_bytes;
+    uint64_t chunks = bytes / h->state.chunk_bytes;
     h->bytes = bytes;
-    h->cells = chunks < h->cells_max ? (uint32_t)chunks : h->cells_max;
+    h->state.chunks = chunks < h->state.chunks_max ? (uint32_t)chunks : h->state.chunks_max;
 }
 KDA_FN void kda_alloc_grow(const kda_heap *before, const kda_heap *after) { (void)before, (void)after; }
 

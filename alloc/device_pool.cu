@@ -6,9 +6,10 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 
 static int cuda_failed(cudaError_t e, const char *what, char *err, size_t errlen)
 {
@@ -17,20 +18,20 @@ static int cuda_failed(cudaError_t e, const char *what, char *err, size_t errlen
     return 1;
 }
 
-__global__ void reset_items(kda_heap heap, kda_layout layout, uint64_t total)
+__global__ void reset_items(kda_heap heap, uint64_t total)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < total; i += (uint64_t)gridDim.x * blockDim.x)
-        kda_alloc_reset_item(&heap, &layout, i);
+        kda_alloc_reset_item(&heap, i);
 }
 
-__global__ void reset_finish(kda_heap heap, kda_layout layout) { kda_alloc_reset_finish(&heap, &layout); }
+__global__ void reset_finish(kda_heap heap) { kda_alloc_reset_finish(&heap); }
 
 static int run_reset_items(kda_pool *pool, char *err, size_t errlen)
 {
-    uint64_t total = pool->reset_items;
+    uint64_t total = pool->plan.reset_items;
     if (!total) return 0;
     unsigned blocks = (unsigned)((total + 255) / 256 < 65536 ? (total + 255) / 256 : 65536);
-    reset_items<<<blocks, 256>>>(pool->heap, pool->layout, total);
+    reset_items<<<blocks, 256>>>(pool->heap, total);
     return cuda_failed(cudaGetLastError(), "initialising the pool", err, errlen) ? -1 : 0;
 }
 
@@ -38,20 +39,18 @@ static int unmap_to(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
 
 extern "C" int kda_pool_reset(kda_pool *pool, char *err, size_t errlen)
 {
-    if (pool->limit_bytes && pool->n_maps > 1) { /* a grown pool starts small again */
+    if (pool->plan.limit_bytes && pool->n_maps > 1) { /* a grown pool starts small again */
         if (unmap_to(pool, pool->start_bytes, err, errlen)) return -1;
-        int device = 0, sms = 1;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
         pool->heap.bytes = pool->start_bytes;
-        if (kda_alloc_plan(pool, pool->start_bytes, (uint32_t)sms, err, errlen)) return -1;
+        if (kda_alloc_plan(&pool->heap, &pool->plan, pool->start_bytes, pool->n_sms, err, errlen)) return -1;
+        kda_alloc_bind(&pool->heap, (unsigned char *)pool->state_block);
     }
-    pool->heap.epoch++; /* circular: headers of the last use no longer carry valid tags */
+    kda_alloc_reset_host(&pool->heap);
     if (run_reset_items(pool, err, errlen)) return -1;
-    if (pool->clear_bytes &&
-        cuda_failed(cudaMemset(pool->state, 0, pool->clear_bytes), "resetting the pool", err, errlen))
+    if (pool->plan.clear_bytes &&
+        cuda_failed(cudaMemset(pool->state_block, 0, pool->plan.clear_bytes), "resetting the pool", err, errlen))
         return -1;
-    reset_finish<<<1, 1>>>(pool->heap, pool->layout);
+    reset_finish<<<1, 1>>>(pool->heap);
     if (cuda_failed(cudaGetLastError(), "initialising the pool", err, errlen)) return -1;
     return cuda_failed(cudaDeviceSynchronize(), "initialising the pool", err, errlen) ? -1 : 0;
 }
@@ -79,6 +78,18 @@ static int size_device_heap(uint64_t bytes, char *err, size_t errlen)
     return 0;
 }
 
+/* The allocator's state block (cudaMalloc: 256-byte aligned), zeroed, and
+ * the descriptor pointed into it. */
+static int new_state_block(kda_pool *pool, const char *what, char *err, size_t errlen)
+{
+    if (!pool->plan.state_bytes) return 0;
+    if (cuda_failed(cudaMalloc(&pool->state_block, pool->plan.state_bytes), what, err, errlen) ||
+        cuda_failed(cudaMemset(pool->state_block, 0, pool->plan.state_bytes), what, err, errlen))
+        return -1;
+    kda_alloc_bind(&pool->heap, (unsigned char *)pool->state_block);
+    return 0;
+}
+
 extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
 {
     memset(pool, 0, sizeof *pool);
@@ -96,18 +107,14 @@ extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t
         cuda_failed(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count",
                     err, errlen))
         return -1;
-    if (kda_alloc_plan(pool, bytes, (uint32_t)sms, err, errlen)) return -1;
-    if (pool->sys_heap_bytes && size_device_heap(pool->sys_heap_bytes, err, errlen)) return -1;
+    pool->n_sms = (uint32_t)sms;
+    if (kda_alloc_plan(h, &pool->plan, bytes, (uint32_t)sms, err, errlen)) return -1;
+    if (pool->plan.sys_heap_bytes && size_device_heap(pool->plan.sys_heap_bytes, err, errlen)) return -1;
     char what[96];
     snprintf(what, sizeof what, "allocating a pool of %.1f MiB on the GPU", (double)bytes / (1 << 20));
-    if (pool->state_bytes) {
-        if (cuda_failed(cudaMalloc(&pool->state, pool->state_bytes), what, err, errlen) ||
-            cuda_failed(cudaMemset(pool->state, 0, pool->state_bytes), what, err, errlen))
-            return -1;
-        h->meta = (unsigned char *)pool->state;
-    }
-    if (pool->sys_heap_bytes < bytes) { /* the part the allocator lays out itself */
-        if (cuda_failed(cudaMalloc((void **)&h->base, bytes - pool->sys_heap_bytes), what, err, errlen)) {
+    if (new_state_block(pool, what, err, errlen)) return -1;
+    if (pool->plan.sys_heap_bytes < bytes) { /* the part the allocator lays out itself */
+        if (cuda_failed(cudaMalloc((void **)&h->base, bytes - pool->plan.sys_heap_bytes), what, err, errlen)) {
             kda_pool_destroy(pool);
             return -1;
         }
@@ -123,13 +130,13 @@ static void release_range(kda_pool *pool);
 
 extern "C" void kda_pool_destroy(kda_pool *pool)
 {
-    if (!KDA_ALLOC_IN_POOL && pool->state && pool->reset_items) { /* give back what the device heap holds */
+    if (!KDA_ALLOC_IN_POOL && pool->state_block && pool->plan.reset_items) { /* give back what the device heap holds */
         char err[128];
         if (run_reset_items(pool, err, sizeof err) == 0) cudaDeviceSynchronize();
     }
-    if (pool->limit_bytes) release_range(pool);
+    if (pool->plan.limit_bytes) release_range(pool);
     else if (pool->heap.base) cudaFree(pool->heap.base);
-    if (pool->state) cudaFree(pool->state);
+    if (pool->state_block) cudaFree(pool->state_block);
     memset(pool, 0, sizeof *pool);
 }
 
@@ -275,7 +282,7 @@ static void release_range(kda_pool *pool)
     cudaDeviceSynchronize(); /* no kernel may still use the range */
     if (pool->heap.base) {
         unmap_to(pool, 0, err, sizeof err);
-        vmm.address_free((CUdeviceptr)(uintptr_t)pool->heap.base, pool->limit_bytes);
+        vmm.address_free((CUdeviceptr)(uintptr_t)pool->heap.base, pool->plan.limit_bytes);
     }
 }
 
@@ -300,18 +307,21 @@ extern "C" int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t
         cuda_failed(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count",
                     err, errlen))
         return -1;
+    kda_plan *plan = &pool->plan;
     pool->on_device = 1;
     pool->granule = granule;
+    pool->n_sms = (uint32_t)sms;
     start = round_up(start ? start : 1, granule);
-    pool->limit_bytes = limit / granule * granule;
-    if (pool->limit_bytes < start) pool->limit_bytes = start;
+    plan->limit_bytes = limit / granule * granule;
+    if (plan->limit_bytes < start) plan->limit_bytes = start;
     pool->heap.bytes = start;
-    uint64_t asked = pool->limit_bytes;
-    if (kda_alloc_plan(pool, start, (uint32_t)sms, err, errlen)) return -1;
-    pool->limit_bytes = pool->limit_bytes / granule * granule; /* what the allocator can address, in granules */
-    pool->limit_by_allocator = pool->limit_bytes < asked;
-    if (pool->limit_bytes >= start && kda_alloc_plan(pool, start, (uint32_t)sms, err, errlen)) return -1;
-    if (pool->limit_bytes < start) {
+    uint64_t asked = plan->limit_bytes;
+    if (kda_alloc_plan(&pool->heap, plan, start, (uint32_t)sms, err, errlen)) return -1;
+    plan->limit_bytes = plan->limit_bytes / granule * granule; /* what the allocator can address, in granules */
+    pool->limit_by_allocator = plan->limit_bytes < asked;
+    if (plan->limit_bytes >= start && kda_alloc_plan(&pool->heap, plan, start, (uint32_t)sms, err, errlen))
+        return -1;
+    if (plan->limit_bytes < start) {
         snprintf(err, errlen, "%s cannot address a pool of %.1f MiB", KDA_ALLOC_NAME, (double)start / (1 << 20));
         return -1;
     }
@@ -319,20 +329,17 @@ extern "C" int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t
     CUdeviceptr va = 0;
     char what[96];
     snprintf(what, sizeof what, "reserving %.1f GiB of GPU addresses for the pool",
-             (double)pool->limit_bytes / (1u << 30));
-    if (vmm_failed(vmm.reserve(&va, pool->limit_bytes, granule, 0, 0), what, err, errlen)) {
-        pool->limit_bytes = 0;
+             (double)plan->limit_bytes / (1u << 30));
+    if (vmm_failed(vmm.reserve(&va, plan->limit_bytes, granule, 0, 0), what, err, errlen)) {
+        plan->limit_bytes = 0;
         return -1;
     }
     pool->heap.base = (unsigned char *)(uintptr_t)va;
     snprintf(what, sizeof what, "allocating the state of a pool of %.1f MiB on the GPU", (double)start / (1 << 20));
-    if (map_more(pool, start, err, errlen) ||
-        (pool->state_bytes && (cuda_failed(cudaMalloc(&pool->state, pool->state_bytes), what, err, errlen) ||
-                               cuda_failed(cudaMemset(pool->state, 0, pool->state_bytes), what, err, errlen)))) {
+    if (map_more(pool, start, err, errlen) || new_state_block(pool, what, err, errlen)) {
         kda_pool_destroy(pool);
         return -1;
     }
-    pool->heap.meta = (unsigned char *)pool->state;
     if (kda_pool_reset(pool, err, errlen)) {
         kda_pool_destroy(pool);
         return -1;
@@ -344,16 +351,16 @@ __global__ void grow_pool(kda_heap before, kda_heap after) { kda_alloc_grow(&bef
 
 extern "C" int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
 {
-    if (!pool->limit_bytes) {
+    uint64_t limit = pool->plan.limit_bytes;
+    if (!limit) {
         snprintf(err, errlen, "this pool was created at a fixed size and cannot grow");
         return -1;
     }
     uint64_t want = round_up(bytes, pool->granule);
-    if (want > pool->limit_bytes) want = pool->limit_bytes;
+    if (want > limit) want = limit;
     if (want <= pool->heap.bytes) {
-        if (pool->heap.bytes >= pool->limit_bytes)
-            snprintf(err, errlen, "the pool cannot grow past its limit of %.1f MiB (%s)",
-                     (double)pool->limit_bytes / (1 << 20),
+        if (pool->heap.bytes >= limit)
+            snprintf(err, errlen, "the pool cannot grow past its limit of %.1f MiB (%s)", (double)limit / (1 << 20),
                      pool->limit_by_allocator ? "the most " KDA_ALLOC_NAME " addresses"
                                               : "what the GPU had free when the pool was made");
         else
@@ -371,5 +378,45 @@ extern "C" int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t e
         return -1;
     }
     pool->heap = after;
+    return 0;
+}
+
+/* A host copy of the state (and, where the allocator reads it, of the
+ * pool), walked by the allocator's kda_alloc_space. */
+extern "C" int kda_pool_space(const kda_pool *pool, kda_space *space, char *err, size_t errlen)
+{
+    memset(space, 0, sizeof *space);
+    kda_heap view = pool->heap;
+    unsigned char *state = NULL, *bytes = NULL;
+    if (pool->plan.state_bytes) {
+        if (!(state = (unsigned char *)malloc(pool->plan.state_bytes))) {
+            snprintf(err, errlen, "out of host memory for a copy of the pool's state");
+            return -1;
+        }
+        if (cuda_failed(cudaMemcpy(state, pool->state_block, pool->plan.state_bytes, cudaMemcpyDeviceToHost),
+                        "reading the pool's state", err, errlen)) {
+            free(state);
+            return -1;
+        }
+        kda_alloc_bind(&view, state);
+    }
+    if (KDA_ALLOC_SPACE_READS_POOL) {
+        if (!(bytes = (unsigned char *)malloc(pool->heap.bytes))) {
+            snprintf(err, errlen, "out of host memory for a copy of the pool (%.1f MiB)",
+                     (double)pool->heap.bytes / (1 << 20));
+            free(state);
+            return -1;
+        }
+        if (cuda_failed(cudaMemcpy(bytes, pool->heap.base, pool->heap.bytes, cudaMemcpyDeviceToHost),
+                        "reading the pool", err, errlen)) {
+            free(state);
+            free(bytes);
+            return -1;
+        }
+        view.base = bytes;
+    }
+    kda_alloc_space(&view, space);
+    free(state);
+    free(bytes);
     return 0;
 }

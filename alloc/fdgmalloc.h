@@ -22,7 +22,7 @@
  * block, the lists and the header).  A pool reset ends every warp.
  *
  * The header of warp w (kda_warp_slot) is slot w of a table in the state
- * (heap.meta), FDG_WARPS slots: the paper keeps it in a register that the
+ * (kda_state), FDG_WARPS slots: the paper keeps it in a register that the
  * kernel passes around, which kda_malloc's signature has no room for.
  *
  * Departures (docs/alloc.md):
@@ -66,7 +66,17 @@ typedef struct fdg_warp {
     uint32_t lock;
 } fdg_warp;
 
-KDA_FN fdg_warp **fdg_cell(const kda_heap *h, uint32_t slot) { return (fdg_warp **)h->meta + slot; }
+#include "port.h"
+
+/* The state: the warps' header table. */
+typedef struct kda_state {
+    fdg_warp **warps; /* [n_warps] warp w's header, or NULL */
+    uint32_t n_warps; /* FDG_WARPS */
+} kda_state;
+
+#include "heap.h"
+
+KDA_FN fdg_warp **fdg_cell(const kda_heap *h, uint32_t slot) { return h->state.warps + slot; }
 
 /* Registers a block from the system allocator; -1 when no list can be had. */
 KDA_FN int fdg_register(fdg_warp *w, void *block)
@@ -173,14 +183,14 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 {
     uint32_t slot = kda_warp_slot();
     uint64_t need = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
-    if (slot >= h->cells || size == 0 || size > h->bytes) need = 0; /* this lane gets NULL */
+    if (slot >= h->state.n_warps || size == 0 || size > h->bytes) need = 0; /* this lane gets NULL */
 #ifdef __CUDACC__
     unsigned lanes = __activemask(), lane = kda_lane_id();
     int worker = 31 - __clz(lanes);
     uint64_t before, total; /* bytes of the lower lanes, of all lanes */
     kda_warp_sums(lanes, need, &before, &total);
     unsigned char *block = NULL;
-    if ((int)lane == worker && total && slot < h->cells) block = fdg_serve(h, slot, total);
+    if ((int)lane == worker && total && slot < h->state.n_warps) block = fdg_serve(h, slot, total);
     block = (unsigned char *)__shfl_sync(lanes, (unsigned long long)block, worker);
     return block && need ? block + before : NULL;
 #else
@@ -193,7 +203,7 @@ KDA_FN void kda_free(const kda_heap *h, void *p) { (void)h, (void)p; }
 KDA_FN void kda_warp_done(const kda_heap *h)
 {
     uint32_t slot = kda_warp_slot();
-    if (slot >= h->cells) return;
+    if (slot >= h->state.n_warps) return;
 #ifdef __CUDACC__
     unsigned lanes = __activemask();
     if ((int)kda_lane_id() != 31 - __clz(lanes)) return;
@@ -201,23 +211,34 @@ KDA_FN void kda_warp_done(const kda_heap *h)
     fdg_end(h, slot);
 }
 
-static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
+static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
+{
+    kda_carver c = {block, 0};
+    h->state.warps = (fdg_warp **)kda_carve(&c, (uint64_t)h->state.n_warps * sizeof(fdg_warp *));
+    return c.used;
+}
+
+static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, uint32_t n_sms, char *err,
+                                 size_t errlen)
 {
     (void)n_sms, (void)err, (void)errlen;
-    pool->heap.cells = FDG_WARPS;
-    pool->heap.cell_bytes = FDG_SUPERBLOCK;
-    pool->sys_heap_bytes = bytes;
-    pool->state_bytes = (uint64_t)FDG_WARPS * sizeof(fdg_warp *);
-    pool->reset_items = FDG_WARPS;
+    h->state.n_warps = FDG_WARPS;
+    plan->sys_heap_bytes = bytes;
+    plan->state_bytes = kda_alloc_bind(h, NULL);
+    plan->reset_items = FDG_WARPS;
     return 0;
 }
 
 /* A reset ends every warp that has a header. */
-KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_t i)
+KDA_FN void kda_alloc_reset_item(const kda_heap *h, uint64_t i) { fdg_end(h, (uint32_t)i); }
+KDA_FN void kda_alloc_reset_finish(const kda_heap *h) { (void)h; }
+
+/* Its memory is CUDA's device heap, which cannot be read. */
+static inline void kda_alloc_space(const kda_heap *view, kda_space *space)
 {
-    (void)l;
-    fdg_end(h, (uint32_t)i);
+    (void)view;
+    space->free_bytes = space->largest_block = 0;
+    space->known = 0;
 }
-KDA_FN void kda_alloc_reset_finish(const kda_heap *h, const kda_layout *l) { (void)h, (void)l; }
 
 #endif

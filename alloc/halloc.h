@@ -16,7 +16,7 @@
  * empty head of another class counts as free), or (none left) to any slab
  * of the class that is not full.
  *
- * State, outside the pool (heap.meta):
+ * State, outside the pool (kda_state):
  *   word[slab]   64 bits: class + 1 and a head flag (high half; 0: free),
  *                allocated blocks (low half)
  *   bits[slab]   one bit per block (up to HA_SLAB / 16 bits)
@@ -76,17 +76,26 @@ KDA_HD uint32_t ha_class_of(uint64_t size)
 KDA_HD uint32_t ha_blocks(uint32_t k) { return HA_SLAB / ha_class_bytes(k); }
 KDA_HD uint32_t ha_busy(uint32_t k) { return (uint32_t)((uint64_t)ha_blocks(k) * HA_BUSY_NUM / 1000); }
 
-/* ---- the state's layout in heap.meta ---- */
-KDA_HD uint64_t *ha_word(const kda_heap *h, uint32_t slab) { return (uint64_t *)h->meta + slab; }
+#include "port.h"
+
+/* The state (kda_alloc_bind lays it out in the state block). */
+typedef struct kda_state {
+    uint64_t *word;  /* [slabs] class + 1 and head flag << 32 | allocated blocks */
+    uint32_t *bits;  /* [slabs][HA_BITS_WORDS] one bit per block */
+    uint32_t *head;  /* [HA_CLASSES] the class's head slab + 1 (0: none yet) */
+    uint32_t *lock;  /* [HA_CLASSES] held by the thread moving the class's head */
+    uint32_t slabs;  /* in the pool's first three quarters */
+} kda_state;
+
+#include "heap.h"
+
+KDA_HD uint64_t *ha_word(const kda_heap *h, uint32_t slab) { return h->state.word + slab; }
 KDA_HD uint32_t *ha_bits(const kda_heap *h, uint32_t slab, uint32_t word)
 {
-    return (uint32_t *)(h->meta + (uint64_t)h->cells * 8) + (uint64_t)slab * HA_BITS_WORDS + word;
+    return h->state.bits + (uint64_t)slab * HA_BITS_WORDS + word;
 }
-KDA_HD uint32_t *ha_head(const kda_heap *h, uint32_t k)
-{
-    return (uint32_t *)(h->meta + (uint64_t)h->cells * (8 + 4ull * HA_BITS_WORDS)) + k;
-}
-KDA_HD uint32_t *ha_lock(const kda_heap *h, uint32_t k) { return ha_head(h, HA_CLASSES + k); }
+KDA_HD uint32_t *ha_head(const kda_heap *h, uint32_t k) { return h->state.head + k; }
+KDA_HD uint32_t *ha_lock(const kda_heap *h, uint32_t k) { return h->state.lock + k; }
 
 KDA_HD uint64_t ha_owner(uint32_t k) { return (uint64_t)(k + 1) << 32; }
 KDA_HD uint32_t ha_count(uint64_t word) { return (uint32_t)word; }
@@ -113,7 +122,7 @@ KDA_FN int ha_move_head(const kda_heap *h, uint32_t k, uint32_t stale, int wait)
     }
     int ok = 1;
     if (kda_load32(ha_head(h, k)) == stale) {
-        uint32_t found = 0, n = h->cells, start = (kda_sm_id() * 7919u + k * 104729u) % n;
+        uint32_t found = 0, n = h->state.slabs, start = (kda_sm_id() * 7919u + k * 104729u) % n;
         /* A roomy slab of the class first, then a free one, then any of the
          * class that is not full. */
         for (int pass = 0; pass < 3 && !found; pass++)
@@ -205,7 +214,7 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
 {
     if (!ptr) return;
     unsigned char *p = (unsigned char *)ptr;
-    if (p < h->base || p >= h->base + (uint64_t)h->cells * HA_SLAB) {
+    if (p < h->base || p >= h->base + (uint64_t)h->state.slabs * HA_SLAB) {
         kda_sys_free(ptr);
         return;
     }
@@ -218,31 +227,42 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     ha_unreserve(h, slab);
 }
 
-static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
+static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
+{
+    kda_state *s = &h->state;
+    kda_carver c = {block, 0};
+    s->word = (uint64_t *)kda_carve(&c, (uint64_t)s->slabs * sizeof *s->word);
+    s->bits = (uint32_t *)kda_carve(&c, (uint64_t)s->slabs * HA_BITS_WORDS * sizeof *s->bits);
+    s->head = (uint32_t *)kda_carve(&c, HA_CLASSES * sizeof *s->head);
+    s->lock = (uint32_t *)kda_carve(&c, HA_CLASSES * sizeof *s->lock);
+    return c.used;
+}
+
+static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, uint32_t n_sms, char *err,
+                                 size_t errlen)
 {
     (void)n_sms;
-    kda_heap *h = &pool->heap;
     uint64_t slabs = bytes / 4 * 3 / HA_SLAB;
     if (slabs > UINT32_MAX / 2) {
         snprintf(err, errlen, "a Halloc pool of %.1f GiB has too many slabs", (double)bytes / (1u << 30));
         return -1;
     }
-    h->cells = (uint32_t)slabs;
-    h->cell_bytes = HA_SLAB;
-    pool->sys_heap_bytes = bytes - slabs * HA_SLAB;
-    pool->state_bytes = pool->clear_bytes = slabs * (8 + 4ull * HA_BITS_WORDS) + 2 * HA_CLASSES * 4;
+    h->state.slabs = (uint32_t)slabs;
+    plan->sys_heap_bytes = bytes - slabs * HA_SLAB;
+    plan->state_bytes = plan->clear_bytes = kda_alloc_bind(h, NULL);
     return 0;
 }
 
-/* For the fragmentation figures (bench/allocbench): from a host copy of
- * the state (h->meta), the slabs' free bytes and the largest block one
- * request could get from them (CUDA's heap, which serves the rest, cannot
- * be read); and the bytes of the block serving `offset` (0: not a slab's). */
-#define KDA_ALLOC_HAS_SPACE 1
-static inline void kda_alloc_space(const kda_heap *h, uint64_t *free_bytes, uint64_t *largest)
+/* From a host copy of the state: the slabs' free bytes and the largest
+ * block one request could get from them (CUDA's heap, which serves the
+ * rest, cannot be read); and the bytes of the block serving `offset` (0:
+ * not a slab's). */
+static inline void kda_alloc_space(const kda_heap *h, kda_space *space)
 {
+    uint64_t *free_bytes = &space->free_bytes, *largest = &space->largest_block;
     *free_bytes = *largest = 0;
-    for (uint32_t s = 0; s < h->cells; s++) {
+    space->known = 1;
+    for (uint32_t s = 0; s < h->state.slabs; s++) {
         uint64_t word = *ha_word(h, s);
         uint32_t k1 = ha_class_in(word), count = ha_count(word);
         if (!k1) {
@@ -254,14 +274,15 @@ static inline void kda_alloc_space(const kda_heap *h, uint64_t *free_bytes, uint
         }
     }
 }
+#define KDA_ALLOC_HAS_BLOCK_BYTES 1
 static inline uint64_t kda_alloc_block_bytes(const kda_heap *h, uint64_t offset)
 {
-    if (offset >= (uint64_t)h->cells * HA_SLAB) return 0;
+    if (offset >= (uint64_t)h->state.slabs * HA_SLAB) return 0;
     uint32_t k1 = ha_class_in(*ha_word(h, (uint32_t)(offset / HA_SLAB)));
     return k1 ? ha_class_bytes(k1 - 1) : 0;
 }
 
-KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_t i) { (void)h, (void)l, (void)i; }
-KDA_FN void kda_alloc_reset_finish(const kda_heap *h, const kda_layout *l) { (void)h, (void)l; }
+KDA_FN void kda_alloc_reset_item(const kda_heap *h, uint64_t i) { (void)h, (void)i; }
+KDA_FN void kda_alloc_reset_finish(const kda_heap *h) { (void)h; }
 
 #endif

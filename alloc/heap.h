@@ -1,14 +1,11 @@
-/* heap.h - the descriptor every allocator works on.
+/* heap.h - the descriptor every allocator works on, and what its plan says
+ * a pool needs.
  *
- * A kda_heap is a small value: kernels take it by value, host threads by
- * pointer.  It names the pool and the allocator's shared state, which lives
- * outside the pool (in device memory for a device pool, host memory for a
- * host pool).  Which fields matter depends on the allocator compiled in:
- *   bump allocators (AtomicMalloc, AWMalloc): base, bytes, counter
- *   circular allocators (the CMalloc family):  base, units, offsets, n_offsets
- *   CUDA malloc: none (its heap is the driver's)
- *   the others (ScatterAlloc, Halloc, FDGMalloc): base, bytes, meta and
- *   the cells/cell_bytes/groups their own header describes
+ * Included by an allocator header once it has defined its own
+ * `kda_state`: the named fields of that allocator's state (pointers into
+ * the state block outside the pool, sizes, counts), and nothing another
+ * allocator means by them.  A kda_heap is a small value: kernels take it
+ * by value, host threads by pointer.
  */
 #ifndef KDA_HEAP_H
 #define KDA_HEAP_H
@@ -21,37 +18,42 @@
 
 typedef struct kda_heap {
     unsigned char *base; /* first byte of the pool */
-    uint64_t bytes;      /* pool size in bytes */
-    uint32_t units;      /* pool size in 16-byte units (circular allocators) */
-    uint32_t n_offsets;  /* circular: 1, or one allocation offset per SM */
-    uint32_t epoch;      /* circular: bumped by every reset, part of each header's tag */
-    uint32_t n_heaps, heap_units, root_units; /* circular: the pre-split heaps (kda_layout) */
-    union { /* the allocator's state outside the pool (kda_pool.state), as: */
-        uint64_t *counter;   /* bump: the shared allocation offset, in bytes */
-        uint32_t *offsets;   /* circular: memOffset per SM, in units; multi variants
-                              * have one more, offsets[n_offsets], for requests
-                              * larger than a heap's root chunk (circ_slot); the
-                              * last entry is circ_grow's, where its chunk starts */
-        unsigned char *meta; /* the others: laid out as their header says */
-    };
-    uint32_t cells;      /* pages (ScatterAlloc), slabs (Halloc), warp slots (FDGMalloc),
-                          * chunks in the pool (CountedBump) */
-    uint32_t cells_max;  /* CountedBump: the chunks its state is laid out for (more than
-                          * `cells` in a growable pool: those of its limit) */
-    uint32_t cell_bytes; /* the size of one page or slab */
-    uint32_t groups;     /* super blocks (ScatterAlloc) */
+    uint64_t bytes;      /* pool size in bytes (what is mapped now, for a growable pool) */
+    kda_state state;     /* the allocator's own descriptor (its header says what it holds) */
 } kda_heap;
 
-/* The pre-split layout of a circular pool (see circular.h): n_heaps heaps
- * side by side from unit 0, each a binary heap of chunk sizes, then one
- * remainder chunk, then the end marker in the last unit. */
-typedef struct kda_layout {
-    uint32_t n_heaps;    /* 1, or one per SM for the multi variants (fewer if the pool is small) */
-    uint32_t levels;     /* L: a heap holds 2^l chunks of root / 2^l units for l < L */
-    uint32_t root_units; /* R: a heap's first, largest chunk */
-    uint32_t heap_units; /* L * R: heap h starts at unit h * heap_units */
-    uint32_t chunks;     /* chunks per heap: 2^L - 1 */
-    uint32_t units;      /* the whole pool */
-} kda_layout;
+/* What an allocator's kda_alloc_plan says a pool of it needs; the pool
+ * functions (host_pool.c, device_pool.cu) act on it. */
+typedef struct kda_plan {
+    uint64_t state_bytes;    /* the state block outside the pool (kda_alloc_bind lays it out) */
+    uint64_t clear_bytes;    /* how much of its start every reset zeroes */
+    uint64_t reset_items;    /* kda_alloc_reset_item calls per reset */
+    uint64_t sys_heap_bytes; /* the system allocator's share (CUDA's device heap) */
+    /* A growable pool sets limit_bytes (the reserved range) before the
+     * plan; the plan lowers it to what the allocator can address and lays
+     * its state out for that much.  0 for a fixed pool. */
+    uint64_t limit_bytes;
+} kda_plan;
+
+/* What kda_pool_space reports (kda_alloc_space computes it). */
+typedef struct kda_space {
+    uint64_t free_bytes;    /* bytes the allocator could still hand out, summed */
+    uint64_t largest_block; /* the largest block one request could get now */
+    int known;              /* 0: the allocator cannot tell (both fields are 0 then) */
+} kda_space;
+
+/* Lays a state block out in order: each call returns the next `bytes`
+ * (rounded up to 16) of `block`, or NULL when block is NULL (the sizing
+ * pass of kda_alloc_bind); `used` ends as the block's size. */
+typedef struct kda_carver {
+    unsigned char *block;
+    uint64_t used;
+} kda_carver;
+static inline void *kda_carve(kda_carver *c, uint64_t bytes)
+{
+    void *p = c->block ? c->block + c->used : (void *)0;
+    c->used += (bytes + 15) & ~(uint64_t)15;
+    return p;
+}
 
 #endif

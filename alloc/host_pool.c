@@ -7,12 +7,26 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 
 _Thread_local uint32_t kda_host_sm, kda_host_warp;
 
 void *kda_sys_malloc(uint64_t size) { return size <= SIZE_MAX / 2 ? malloc((size_t)size) : NULL; }
 void kda_sys_free(void *p) { free(p); }
+
+#if KDA_ALLOC_HOST
+/* The allocator's state block, zeroed, line-aligned as a device one is
+ * (128: CountedBump's slots), and the descriptor pointed into it. */
+static void *new_state_block(kda_heap *h, uint64_t bytes)
+{
+    uint64_t size = bytes ? (bytes + 127) & ~(uint64_t)127 : 128;
+    void *block = aligned_alloc(128, size);
+    if (!block) return NULL;
+    memset(block, 0, size);
+    kda_alloc_bind(h, block);
+    return block;
+}
+#endif
 
 int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
 {
@@ -28,13 +42,17 @@ int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *e
         return -1;
     }
     pool->heap.bytes = bytes;
-    if (kda_alloc_plan(pool, bytes, n_sms, err, errlen)) return -1;
+    pool->n_sms = n_sms;
+    if (kda_alloc_plan(&pool->heap, &pool->plan, bytes, n_sms, err, errlen)) return -1;
 #if KDA_ALLOC_HOST
-    uint64_t own = pool->sys_heap_bytes < bytes ? bytes - pool->sys_heap_bytes : 0; /* laid out by the allocator */
-    pool->state = calloc(1, pool->state_bytes ? pool->state_bytes : 16);
-    pool->heap.meta = pool->state;
+    uint64_t own = pool->plan.sys_heap_bytes < bytes ? bytes - pool->plan.sys_heap_bytes : 0; /* laid out by the allocator */
+    if (!(pool->state_block = new_state_block(&pool->heap, pool->plan.state_bytes))) {
+        snprintf(err, errlen, "out of host memory for a pool's state of %llu bytes",
+                 (unsigned long long)pool->plan.state_bytes);
+        return -1;
+    }
     pool->heap.base = aligned_alloc(64, own ? (own + 63) & ~(uint64_t)63 : 64);
-    if (!pool->heap.base || !pool->state) {
+    if (!pool->heap.base) {
         kda_host_pool_destroy(pool);
         snprintf(err, errlen, "out of host memory for a pool of %llu bytes", (unsigned long long)bytes);
         return -1;
@@ -47,18 +65,19 @@ int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *e
 #if KDA_ALLOC_HOST
 void kda_host_pool_reset(kda_pool *pool)
 {
-    if (pool->limit_bytes && pool->heap.bytes > pool->start_bytes) { /* a grown pool starts small again */
+    if (pool->plan.limit_bytes && pool->heap.bytes > pool->start_bytes) { /* a grown pool starts small again */
         uint64_t grown = pool->heap.bytes - pool->start_bytes;
         madvise(pool->heap.base + pool->start_bytes, grown, MADV_DONTNEED);
         mprotect(pool->heap.base + pool->start_bytes, grown, PROT_NONE);
         char err[160];
         pool->heap.bytes = pool->start_bytes;
-        kda_alloc_plan(pool, pool->start_bytes, pool->n_sms, err, sizeof err); /* planned before: cannot fail */
+        kda_alloc_plan(&pool->heap, &pool->plan, pool->start_bytes, pool->n_sms, err, sizeof err); /* planned before: cannot fail */
+        kda_alloc_bind(&pool->heap, pool->state_block);
     }
-    pool->heap.epoch++; /* circular: headers of the last use no longer carry valid tags */
-    for (uint64_t i = 0; i < pool->reset_items; i++) kda_alloc_reset_item(&pool->heap, &pool->layout, i);
-    memset(pool->state, 0, pool->clear_bytes);
-    kda_alloc_reset_finish(&pool->heap, &pool->layout);
+    kda_alloc_reset_host(&pool->heap);
+    for (uint64_t i = 0; i < pool->plan.reset_items; i++) kda_alloc_reset_item(&pool->heap, i);
+    memset(pool->state_block, 0, pool->plan.clear_bytes);
+    kda_alloc_reset_finish(&pool->heap);
 }
 #else
 void kda_host_pool_reset(kda_pool *pool) { (void)pool; }
@@ -67,15 +86,15 @@ void kda_host_pool_reset(kda_pool *pool) { (void)pool; }
 void kda_host_pool_destroy(kda_pool *pool)
 {
 #if KDA_ALLOC_HOST && !KDA_ALLOC_IN_POOL
-    if (pool->state) /* a reset gives back what the system allocator still holds for the pool */
-        for (uint64_t i = 0; i < pool->reset_items; i++) kda_alloc_reset_item(&pool->heap, &pool->layout, i);
+    if (pool->state_block) /* a reset gives back what the system allocator still holds for the pool */
+        for (uint64_t i = 0; i < pool->plan.reset_items; i++) kda_alloc_reset_item(&pool->heap, i);
 #endif
-    if (pool->limit_bytes) {
-        if (pool->heap.base) munmap(pool->heap.base, pool->limit_bytes);
+    if (pool->plan.limit_bytes) {
+        if (pool->heap.base) munmap(pool->heap.base, pool->plan.limit_bytes);
     } else {
         free(pool->heap.base);
     }
-    free(pool->state);
+    free(pool->state_block);
     memset(pool, 0, sizeof *pool);
 }
 
@@ -96,33 +115,33 @@ int kda_host_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit
     start = (start + page - 1) / page * page;
     pool->granule = page;
     pool->n_sms = n_sms;
-    pool->limit_bytes = limit / page * page < start ? start : limit / page * page;
+    kda_plan *plan = &pool->plan;
+    plan->limit_bytes = limit / page * page < start ? start : limit / page * page;
     pool->heap.bytes = start;
-    uint64_t asked = pool->limit_bytes;
-    if (kda_alloc_plan(pool, start, n_sms, err, errlen)) {
+    uint64_t asked = plan->limit_bytes;
+    if (kda_alloc_plan(&pool->heap, plan, start, n_sms, err, errlen)) {
         memset(pool, 0, sizeof *pool);
         return -1;
     }
-    pool->limit_bytes = pool->limit_bytes / page * page;
-    pool->limit_by_allocator = pool->limit_bytes < asked;
-    if (pool->limit_bytes < start || kda_alloc_plan(pool, start, n_sms, err, errlen)) {
+    plan->limit_bytes = plan->limit_bytes / page * page;
+    pool->limit_by_allocator = plan->limit_bytes < asked;
+    if (plan->limit_bytes < start || kda_alloc_plan(&pool->heap, plan, start, n_sms, err, errlen)) {
         snprintf(err, errlen, "%s cannot address a pool of %llu bytes", KDA_ALLOC_NAME, (unsigned long long)start);
-        pool->limit_bytes = 0;
+        plan->limit_bytes = 0;
         return -1;
     }
     pool->start_bytes = start;
-    void *range = mmap(NULL, pool->limit_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    pool->state = calloc(1, pool->state_bytes ? pool->state_bytes : 16);
-    if (range == MAP_FAILED || !pool->state || mprotect(range, start, PROT_READ | PROT_WRITE)) {
-        if (range != MAP_FAILED) munmap(range, pool->limit_bytes);
-        free(pool->state);
+    void *range = mmap(NULL, plan->limit_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    pool->state_block = new_state_block(&pool->heap, plan->state_bytes);
+    if (range == MAP_FAILED || !pool->state_block || mprotect(range, start, PROT_READ | PROT_WRITE)) {
+        if (range != MAP_FAILED) munmap(range, plan->limit_bytes);
+        free(pool->state_block);
         memset(pool, 0, sizeof *pool);
         snprintf(err, errlen, "cannot reserve %llu bytes of host addresses for a pool",
                  (unsigned long long)limit);
         return -1;
     }
     pool->heap.base = range;
-    pool->heap.meta = pool->state;
     kda_host_pool_reset(pool);
     return 0;
 #else
@@ -133,16 +152,16 @@ int kda_host_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit
 
 int kda_host_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
 {
-    if (!pool->limit_bytes) {
+    uint64_t limit = pool->plan.limit_bytes;
+    if (!limit) {
         snprintf(err, errlen, "this pool was created at a fixed size and cannot grow");
         return -1;
     }
     uint64_t want = (bytes + pool->granule - 1) / pool->granule * pool->granule;
-    if (want > pool->limit_bytes) want = pool->limit_bytes;
+    if (want > limit) want = limit;
     if (want <= pool->heap.bytes) {
-        if (pool->heap.bytes >= pool->limit_bytes)
-            snprintf(err, errlen, "the pool cannot grow past its limit of %llu bytes (%s)",
-                     (unsigned long long)pool->limit_bytes,
+        if (pool->heap.bytes >= limit)
+            snprintf(err, errlen, "the pool cannot grow past its limit of %llu bytes (%s)", (unsigned long long)limit,
                      pool->limit_by_allocator ? "the most " KDA_ALLOC_NAME " addresses"
                                               : "the limit the " KDA_ALLOC_NAME " pool was made with");
         else
@@ -159,4 +178,17 @@ int kda_host_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
     kda_alloc_grow(&pool->heap, &after);
     pool->heap = after;
     return 0;
+}
+
+int kda_host_pool_space(const kda_pool *pool, kda_space *space)
+{
+    memset(space, 0, sizeof *space);
+#if KDA_ALLOC_HOST
+    if (!pool->state_block && pool->plan.state_bytes) return -1;
+    kda_alloc_space(&pool->heap, space);
+    return 0;
+#else
+    (void)pool;
+    return -1;
+#endif
 }

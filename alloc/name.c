@@ -1,5 +1,5 @@
 /* name.c - what the build compiled in, for --version and the statistics. */
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 
 const char *kda_allocator_name(void) { return KDA_ALLOC_NAME; }
 int kda_allocator_frees(void) { return KDA_ALLOC_FREES; }

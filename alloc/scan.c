@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "circular.h"
-#include "alloc.h"
 
 static uint32_t read_u32(const unsigned char *pool, uint64_t byte)
 {
@@ -17,7 +16,7 @@ void kda_scan_circular(const void *pool_copy, const kda_heap *h, kda_scan *out,
                        void (*visit)(void *ctx, uint32_t unit, uint32_t size_units, int used), void *ctx)
 {
     const unsigned char *pool = pool_copy;
-    uint32_t units = h->units;
+    uint32_t units = h->state.units;
     memset(out, 0, sizeof *out);
     uint32_t c = 0;
     for (;;) {

@@ -9,7 +9,7 @@
  * block into regions of SA_REGION pages.  A page serves chunks of one size
  * S, set by the first request that takes it; up to 1024 chunks a page.
  *
- * State, outside the pool (heap.meta; about 3.4% of the pool at 4 KiB):
+ * State, outside the pool (kda_state; about 3.4% of the pool at 4 KiB):
  *   word[page]   64 bits: chunk size S (high half; 0: the page is free)
  *                and fill level (low half: chunks reserved on the page)
  *   top[page]    the page usage bit-field: a chunk's bit when the page has
@@ -88,27 +88,33 @@
 #define SA_K_SIZE 38183u    /* the hash's factors (primes): similar sizes */
 #define SA_K_SM 17497u      /* meet on pages of their size; SMs spread */
 
-/* ---- the state's layout in heap.meta ---- */
-KDA_HD uint64_t *sa_word(const kda_heap *h, uint32_t page) { return (uint64_t *)h->meta + page; }
-KDA_HD uint32_t *sa_top(const kda_heap *h, uint32_t page)
-{
-    return (uint32_t *)(h->meta + (uint64_t)h->cells * 8) + page;
-}
-KDA_HD uint32_t *sa_sub(const kda_heap *h, uint32_t page, uint32_t i)
-{
-    return (uint32_t *)(h->meta + (uint64_t)h->cells * 12) + (uint64_t)page * 32 + i;
-}
-KDA_HD uint32_t *sa_full(const kda_heap *h, uint32_t region)
-{
-    return (uint32_t *)(h->meta + (uint64_t)h->cells * 140) + region;
-}
-KDA_HD uint32_t sa_regions(const kda_heap *h) { return (h->cells + SA_REGION - 1) / SA_REGION; }
-KDA_FN uint32_t *sa_active(const kda_heap *h) { return sa_full(h, sa_regions(h)); }
-KDA_FN uint32_t *sa_lock(const kda_heap *h) { return sa_full(h, sa_regions(h) + 1); }
+#include "port.h"
+
+/* The state (kda_alloc_bind lays it out in the state block). */
+typedef struct kda_state {
+    uint64_t *word;        /* [pages] chunk size << 32 | fill level */
+    uint32_t *top;         /* [pages] the usage bit-field's first level */
+    uint32_t *sub;         /* [pages][32] its second level */
+    uint32_t *full;        /* [regions] full pages of the region */
+    uint32_t *active;      /* the super block where small requests start */
+    uint32_t *lock;        /* the large requests' lock */
+    uint32_t pages;        /* in the pool */
+    uint32_t super_blocks; /* SA_SUPER_BLOCKS, or 1 for a small pool */
+} kda_state;
+
+#include "heap.h"
+
+KDA_HD uint64_t *sa_word(const kda_heap *h, uint32_t page) { return h->state.word + page; }
+KDA_HD uint32_t *sa_top(const kda_heap *h, uint32_t page) { return h->state.top + page; }
+KDA_HD uint32_t *sa_sub(const kda_heap *h, uint32_t page, uint32_t i) { return h->state.sub + (uint64_t)page * 32 + i; }
+KDA_HD uint32_t *sa_full(const kda_heap *h, uint32_t region) { return h->state.full + region; }
+KDA_HD uint32_t sa_regions(uint32_t pages) { return (pages + SA_REGION - 1) / SA_REGION; }
+KDA_FN uint32_t *sa_active(const kda_heap *h) { return h->state.active; }
+KDA_FN uint32_t *sa_lock(const kda_heap *h) { return h->state.lock; }
 /* Pages a super block: whole regions. */
 KDA_FN uint32_t sa_sb_pages(const kda_heap *h)
 {
-    uint32_t n = h->cells / h->groups;
+    uint32_t n = h->state.pages / h->state.super_blocks;
     return n >= SA_REGION ? n / SA_REGION * SA_REGION : n; /* a pool of one region at most: all its pages */
 }
 
@@ -229,14 +235,14 @@ KDA_HD uint64_t sa_large_mark(uint64_t size, uint32_t i) { return sa_pack(i ? SA
 KDA_FN void *sa_alloc_large(const kda_heap *h, uint64_t size)
 {
     uint32_t need = (uint32_t)((size + SA_PAGE - 1) / SA_PAGE);
-    if (need > h->cells) return NULL;
+    if (need > h->state.pages) return NULL;
     while (kda_cas32(sa_lock(h), 0, 1) != 0) kda_pause();
     void *got = NULL;
     /* Look for `need` free pages in a row, from the pool's top page down;
      * then take them, from the lowest up.  A page that small requests took
      * meanwhile gives back the ones taken, and the search goes on below it. */
     uint32_t run = 0;
-    for (int64_t q = (int64_t)h->cells - 1; q >= 0 && !got; q--) {
+    for (int64_t q = (int64_t)h->state.pages - 1; q >= 0 && !got; q--) {
         uint64_t word = kda_load64(sa_word(h, (uint32_t)q));
         if (word != 0) {
             run = 0;
@@ -265,8 +271,8 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
     size = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
     if (size > SA_PAGE) return sa_alloc_large(h, size);
     uint32_t active = kda_load32(sa_active(h));
-    for (uint32_t k = 0; k < h->groups; k++) {
-        uint32_t sb = (active + k) % h->groups;
+    for (uint32_t k = 0; k < h->state.super_blocks; k++) {
+        uint32_t sb = (active + k) % h->state.super_blocks;
         void *p = sa_alloc_in(h, sb, size);
         if (p) {
             if (k) kda_store32(sa_active(h), sb);
@@ -298,40 +304,50 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     sa_unreserve(h, page);
     /* Reactivate this super block, the likelier the emptier its region. */
     uint32_t sb = page / sa_sb_pages(h);
-    if (sb < h->groups && sb != kda_load32(sa_active(h))) {
+    if (sb < h->state.super_blocks && sb != kda_load32(sa_active(h))) {
         uint32_t full = kda_load32(sa_full(h, page / SA_REGION));
         uint32_t dice = (uint32_t)(offset >> 4) * 2654435761u >> 26; /* 0..63 */
         if (full < SA_REGION && dice < SA_REGION - full) kda_store32(sa_active(h), sb);
     }
 }
 
-static inline int kda_alloc_plan(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen)
+static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
+{
+    kda_state *s = &h->state;
+    kda_carver c = {block, 0};
+    s->word = (uint64_t *)kda_carve(&c, (uint64_t)s->pages * sizeof *s->word);
+    s->top = (uint32_t *)kda_carve(&c, (uint64_t)s->pages * sizeof *s->top);
+    s->sub = (uint32_t *)kda_carve(&c, (uint64_t)s->pages * 32 * sizeof *s->sub);
+    s->full = (uint32_t *)kda_carve(&c, (uint64_t)sa_regions(s->pages) * sizeof *s->full);
+    s->active = (uint32_t *)kda_carve(&c, sizeof *s->active);
+    s->lock = (uint32_t *)kda_carve(&c, sizeof *s->lock);
+    return c.used;
+}
+
+static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, uint32_t n_sms, char *err,
+                                 size_t errlen)
 {
     (void)n_sms;
-    kda_heap *h = &pool->heap;
     uint64_t pages = bytes / SA_PAGE;
     if (pages > SA_TAIL - 1) {
         snprintf(err, errlen, "ScatterAlloc addresses at most %u pages of %llu B: a pool of %.1f GiB has %llu",
                  SA_TAIL - 1, (unsigned long long)SA_PAGE, (double)bytes / (1u << 30), (unsigned long long)pages);
         return -1;
     }
-    h->cells = (uint32_t)pages;
-    h->cell_bytes = (uint32_t)SA_PAGE;
-    h->groups = pages >= (uint64_t)SA_SUPER_BLOCKS * SA_REGION ? SA_SUPER_BLOCKS : 1;
-    uint64_t regions = (pages + SA_REGION - 1) / SA_REGION;
-    pool->state_bytes = pool->clear_bytes = pages * (8 + 4 + 128) + (regions + 2) * 4;
+    h->state.pages = (uint32_t)pages;
+    h->state.super_blocks = pages >= (uint64_t)SA_SUPER_BLOCKS * SA_REGION ? SA_SUPER_BLOCKS : 1;
+    plan->state_bytes = plan->clear_bytes = kda_alloc_bind(h, NULL);
     return 0;
 }
 
-/* For the fragmentation figures (bench/allocbench): from a host copy of
- * the state (h->meta), the free bytes and the largest block one request
- * could get; and the bytes of what serves the block at `offset`. */
-#define KDA_ALLOC_HAS_SPACE 1
-static inline void kda_alloc_space(const kda_heap *h, uint64_t *free_bytes, uint64_t *largest)
+/* From a host copy of the state: the free bytes and the largest block one
+ * request could get; and the bytes of what serves the block at `offset`. */
+static inline void kda_alloc_space(const kda_heap *h, kda_space *space)
 {
-    uint64_t run = 0;
+    uint64_t run = 0, *free_bytes = &space->free_bytes, *largest = &space->largest_block;
     *free_bytes = *largest = 0;
-    for (uint32_t page = 0; page < h->cells; page++) {
+    space->known = 1;
+    for (uint32_t page = 0; page < h->state.pages; page++) {
         uint64_t word = *sa_word(h, page), chunk = sa_size_of(word);
         if (word == 0) {
             *free_bytes += SA_PAGE;
@@ -348,13 +364,14 @@ static inline void kda_alloc_space(const kda_heap *h, uint64_t *free_bytes, uint
         }
     }
 }
+#define KDA_ALLOC_HAS_BLOCK_BYTES 1
 static inline uint64_t kda_alloc_block_bytes(const kda_heap *h, uint64_t offset)
 {
     uint64_t chunk = sa_size_of(*sa_word(h, (uint32_t)(offset / SA_PAGE)));
     return chunk > SA_PAGE ? (chunk + SA_PAGE - 1) / SA_PAGE * SA_PAGE : chunk;
 }
 
-KDA_FN void kda_alloc_reset_item(const kda_heap *h, const kda_layout *l, uint64_t i) { (void)h, (void)l, (void)i; }
-KDA_FN void kda_alloc_reset_finish(const kda_heap *h, const kda_layout *l) { (void)h, (void)l; }
+KDA_FN void kda_alloc_reset_item(const kda_heap *h, uint64_t i) { (void)h, (void)i; }
+KDA_FN void kda_alloc_reset_finish(const kda_heap *h) { (void)h; }
 
 #endif

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 #include "cli.h"
 
 #ifndef KDA_VERSION
@@ -34,9 +34,11 @@ static void print_usage(FILE *f)
 static void print_version(void)
 {
     printf("kdalloc %s\n", KDA_VERSION);
-    const char *why;
-    printf("allocator: %s (%s; frees single blocks: %s; k-d tree builds: %s)\n", kda_allocator_name(),
-           kda_allocator_id(), kda_allocator_frees() ? "yes" : "no", kda_allocator_builds(&why) ? "yes" : "no");
+    const char *why, *id = kda_allocator_id();
+    printf("allocator: %s (%s%s; frees single blocks: %s; grows its pool: %s; k-d tree builds: %s)\n",
+           kda_allocator_name(), id, strcmp(id, KDA_DEFAULT_ALLOCATOR_ID) ? "" : ", the default",
+           kda_allocator_frees() ? "yes" : "no", kda_allocator_grows(&why) ? "yes" : "no",
+           kda_allocator_builds(&why) ? "yes" : "no");
     printf("allocators of this build's list (kdalloc-NAME, -DKDA_ALLOCATOR=NAME): %s\n", kda_allocator_list());
 #if KDA_HAVE_CUDA
     printf("GPU path: CUDA, built for %s\n", KDA_CUDA_ARCHS);

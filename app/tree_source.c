@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 #include "tree_source.h"
 
 enum {

@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 #include "bench_util.cuh"
 #include "survey.h"
 
@@ -290,7 +290,7 @@ static void test_frag(bench *b)
     cudaFree(held);
     free(copy);
 }
-#elif defined(KDA_ALLOC_HAS_SPACE)
+#elif defined(KDA_ALLOC_HAS_BLOCK_BYTES)
 /* ScatterAlloc, Halloc, CountedBump: the same measures from a copy of their state.
  * Internal: of the blocks held, (bytes serving it - request) / bytes;
  * external, after the frees: 1 - the largest block one request could get
@@ -300,7 +300,7 @@ static void test_frag(bench *b)
 {
     void **held;
     uint64_t warps = (uint64_t)b->blocks * 8;
-    unsigned char *state = (unsigned char *)calloc(1, b->pool.state_bytes);
+    unsigned char *state = (unsigned char *)calloc(1, b->pool.plan.state_bytes);
     void **ptrs = (void **)malloc(warps * sizeof *ptrs);
     if (!state || !ptrs) {
         fprintf(stderr, "kdalloc-allocbench: out of host memory for a state copy\n");
@@ -328,10 +328,8 @@ static void test_frag(bench *b)
         release_kernel<<<b->blocks, THREADS>>>(b->pool.heap, held);
         CUDA(cudaGetLastError(), "launching the free kernel");
         CUDA(cudaDeviceSynchronize(), "running the free kernel");
-        bench_state_view(&b->pool, state, &view);
-        uint64_t free_bytes, largest;
-        kda_alloc_space(&view, &free_bytes, &largest);
-        double external = free_bytes ? 1.0 - (double)largest / (double)free_bytes : 0.0;
+        kda_space space = bench_space(&b->pool);
+        double external = space.free_bytes ? 1.0 - (double)space.largest_block / (double)space.free_bytes : 0.0;
         printf("frag,%s,%u,%.6f,%.6f,%llu,%d\n", kda_allocator_name(), payloads[i],
                counted ? internal / (double)counted : 0.0, external, (unsigned long long)counted, 1);
     }
@@ -448,7 +446,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(test, "acd-iters")) test_acd_iters(&b);
     else if (!strcmp(test, "p")) test_p(&b);
     else if (!strcmp(test, "warps")) test_warps(&b);
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR) || defined(KDA_ALLOC_HAS_SPACE)
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR) || defined(KDA_ALLOC_HAS_BLOCK_BYTES)
     else if (!strcmp(test, "frag")) test_frag(&b);
 #else
     else if (!strcmp(test, "frag"))

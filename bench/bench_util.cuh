@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 
 #define BENCH_PROGRAM "kdalloc-allocbench"
 #include "cuda_die.cuh"
@@ -38,14 +38,26 @@ static inline void stats_reset(void) {}
 static inline void stats_print(const char *test, uint32_t payload) { (void)test, (void)payload; }
 #endif
 
-/* Copies the device pool's allocator state (pool->state_bytes) into `state`
- * and makes *view a heap that reads it: for the host-side measures of an
- * allocator's state (kda_alloc_space, kda_alloc_block_bytes). */
+/* Copies the device pool's allocator state (pool->plan.state_bytes) into
+ * `state` and makes *view a heap that reads it: for the host-side measure
+ * of the blocks an allocator's state describes (kda_alloc_block_bytes). */
 static inline void bench_state_view(const kda_pool *pool, unsigned char *state, kda_heap *view)
 {
-    CUDA(cudaMemcpy(state, pool->state, pool->state_bytes, cudaMemcpyDeviceToHost), "copying the state");
+    CUDA(cudaMemcpy(state, pool->state_block, pool->plan.state_bytes, cudaMemcpyDeviceToHost), "copying the state");
     *view = pool->heap;
-    view->meta = state;
+    kda_alloc_bind(view, state);
+}
+
+/* The pool's free bytes and largest block (kda_pool_space), or exit. */
+static inline kda_space bench_space(const kda_pool *pool)
+{
+    kda_space space;
+    char err[256];
+    if (kda_pool_space(pool, &space, err, sizeof err)) {
+        fprintf(stderr, "kdalloc-allocbench: %s\n", err);
+        exit(1);
+    }
+    return space;
 }
 
 #endif

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 #include "bench_util.cuh"
 #include "survey.h"
 
@@ -327,19 +327,12 @@ static unsigned long long soak_check(survey *s, int *well_formed)
     *well_formed = scan.well_formed;
     return scan.used_bytes;
 }
-#elif defined(KDA_ALLOC_HAS_SPACE)
+#elif defined(KDA_ALLOC_HAS_BLOCK_BYTES)
 #define SOAK_CHECK "free bytes in the state"
 static unsigned long long soak_check(survey *s, int *well_formed)
 {
-    unsigned char *state = (unsigned char *)malloc(s->pool->state_bytes);
-    if (!state) bench_die("out of host memory for a copy of the state", cudaErrorMemoryAllocation);
-    kda_heap view;
-    bench_state_view(s->pool, state, &view);
-    uint64_t free_bytes, largest;
-    kda_alloc_space(&view, &free_bytes, &largest);
-    free(state);
     *well_formed = 1;
-    return free_bytes;
+    return bench_space(s->pool).free_bytes;
 }
 #else
 #define SOAK_CHECK "16 KiB blocks the pool holds"

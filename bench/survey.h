@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 
 /* Runs test live-warp, live-thread, mixed, exhaustion or soak on `pool`:
  * `requesters` and `size` pick one point of the sweep (0: all of it; size 0

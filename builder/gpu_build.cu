@@ -156,8 +156,8 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     cudaFuncAttributes attr;
     CHECK(cudaGetDevice(&device), "cudaGetDevice");
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
-    shape.kernel = pool.limit_bytes ? build_kernel_parking : build_kernel; /* as make_params's can_park */
-    shape.stats_kernel = pool.limit_bytes ? build_kernel_parking_stats : build_kernel_stats;
+    shape.kernel = pool.plan.limit_bytes ? build_kernel_parking : build_kernel; /* as make_params's can_park */
+    shape.stats_kernel = pool.plan.limit_bytes ? build_kernel_parking_stats : build_kernel_stats;
     CHECK(cudaFuncGetAttributes(&attr, shape.kernel), "reading the build kernel's attributes");
     /* every block must be resident in both kernels (persistent warps) */
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shape.kernel, KDA_BUILD_WARPS_PER_BLOCK * 32, 0),

@@ -41,7 +41,7 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     p.cells = b->cells;
     p.spill = b->spill;
     p.out_left = b->out_left;
-    p.can_park = pool->limit_bytes != 0;
+    p.can_park = pool->plan.limit_bytes != 0;
     p.queue.seq = b->queue_seq;
     p.queue.capacity = b->queue_capacity;
     p.queue.head = &b->state->q_head.v;

@@ -5,7 +5,7 @@
 #ifndef KDA_GPU_BUILD_TYPES_CUH
 #define KDA_GPU_BUILD_TYPES_CUH
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 #include "gpu_queue.cuh"
 #include "gpu_sah.cuh"
 

@@ -15,7 +15,7 @@ static void expect_all_free(const kda_pool *pool)
 {
     const kda_heap *h = &pool->heap;
     uint32_t current = 0;
-    for (uint32_t s = 0; s < h->groups; s++) {
+    for (uint32_t s = 0; s < h->state.n_slots; s++) {
         uint64_t value = *cb_slot(h, s);
         if (!cb_slot_chunk(value)) {
             cr_assert_eq(value, 0, "slot %u has no chunk but counts %llx", s, (unsigned long long)value);
@@ -24,12 +24,12 @@ static void expect_all_free(const kda_pool *pool)
         uint32_t c = cb_slot_chunk(value) - 1;
         current++;
         cr_assert(chunk_taken(h, c), "slot %u's chunk %u is not taken", s, c);
-        cr_assert_leq(cb_slot_bytes(value), h->cell_bytes, "slot %u's chunk is open", s);
+        cr_assert_leq(cb_slot_bytes(value), h->state.chunk_bytes, "slot %u's chunk is open", s);
         cr_assert_eq(*cb_balance(h, c) + (int64_t)cb_slot_count(value), 0, "slot %u's chunk: %u served, balance %d",
                      s, cb_slot_count(value), *cb_balance(h, c));
     }
     uint32_t taken = 0;
-    for (uint32_t c = 0; c < h->cells; c++) {
+    for (uint32_t c = 0; c < h->state.chunks; c++) {
         taken += chunk_taken(h, c);
         cr_assert_eq(*cb_run(h, c), 0, "chunk %u still starts a large block", c);
     }
@@ -44,18 +44,18 @@ Test(countedbump, bump_close_and_recycle)
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
-    cr_assert_eq(h->cell_bytes, 256u << 10, "4 MiB / (16 x 1 slot): 256 KiB chunks");
+    cr_assert_eq(h->state.chunk_bytes, 256u << 10, "4 MiB / (16 x 1 slot): 256 KiB chunks");
     enum { N = 1024 };
     static unsigned char *b[N];
-    uint32_t per_chunk = h->cell_bytes / 1008;
+    uint32_t per_chunk = h->state.chunk_bytes / 1008;
     for (uint32_t i = 0; i <= per_chunk; i++) {
         b[i] = kda_malloc(h, 1000); /* padded to 1008 */
         cr_assert_not_null(b[i]);
         if (i && i < per_chunk) cr_assert_eq(b[i], b[i - 1] + 1008, "block %u follows", i);
         fill(b[i], 1000, i);
     }
-    uint32_t first = (uint32_t)((b[0] - h->base) / h->cell_bytes);
-    uint32_t second = (uint32_t)((b[per_chunk] - h->base) / h->cell_bytes);
+    uint32_t first = (uint32_t)((b[0] - h->base) / h->state.chunk_bytes);
+    uint32_t second = (uint32_t)((b[per_chunk] - h->base) / h->state.chunk_bytes);
     cr_assert_neq(first, second, "the request that did not fit went to another chunk");
     cr_assert_eq(*cb_balance(h, first), (int32_t)per_chunk, "the closed chunk counts its %u blocks", per_chunk);
     for (uint32_t i = 0; i < per_chunk; i++) {
@@ -76,13 +76,13 @@ Test(countedbump, freed_before_the_close)
     cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
     void *a = kda_malloc(h, 64);
-    uint32_t c = (uint32_t)(((unsigned char *)a - h->base) / h->cell_bytes);
+    uint32_t c = (uint32_t)(((unsigned char *)a - h->base) / h->state.chunk_bytes);
     kda_free(h, a);
     cr_assert_eq(*cb_balance(h, c), -1);
-    void *big = kda_malloc(h, h->cell_bytes / 4); /* fits what is left */
-    void *next = kda_malloc(h, h->cell_bytes / 4);
-    void *more = kda_malloc(h, h->cell_bytes / 4);
-    void *over = kda_malloc(h, h->cell_bytes / 4); /* closes the chunk */
+    void *big = kda_malloc(h, h->state.chunk_bytes / 4); /* fits what is left */
+    void *next = kda_malloc(h, h->state.chunk_bytes / 4);
+    void *more = kda_malloc(h, h->state.chunk_bytes / 4);
+    void *over = kda_malloc(h, h->state.chunk_bytes / 4); /* closes the chunk */
     cr_assert(big && next && more && over);
     kda_free(h, big);
     kda_free(h, next);
@@ -100,13 +100,13 @@ Test(countedbump, large_blocks)
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 128u << 20, 8, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
-    cr_assert_eq(h->cells, 128, "1 MiB chunks");
-    uint64_t sizes[] = {h->cell_bytes / 4 + 16, 3 * (uint64_t)h->cell_bytes, 70 * (uint64_t)h->cell_bytes - 5};
+    cr_assert_eq(h->state.chunks, 128, "1 MiB chunks");
+    uint64_t sizes[] = {h->state.chunk_bytes / 4 + 16, 3 * (uint64_t)h->state.chunk_bytes, 70 * (uint64_t)h->state.chunk_bytes - 5};
     void *p[3];
     for (int i = 0; i < 3; i++) {
         p[i] = kda_malloc(h, sizes[i]);
         cr_assert_not_null(p[i], "%llu bytes", (unsigned long long)sizes[i]);
-        cr_assert_eq(((unsigned char *)p[i] - h->base) % h->cell_bytes, 0, "starts a chunk");
+        cr_assert_eq(((unsigned char *)p[i] - h->base) % h->state.chunk_bytes, 0, "starts a chunk");
         fill(p[i], sizes[i], (uint64_t)i);
     }
     for (int i = 0; i < 3; i++) {
@@ -125,8 +125,8 @@ Test(countedbump, slots_low_runs_high)
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 128u << 20, 8, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
-    cr_assert_eq(h->cells, 128, "1 MiB chunks, two bitmap words");
-    uint64_t C = h->cell_bytes;
+    cr_assert_eq(h->state.chunks, 128, "1 MiB chunks, two bitmap words");
+    uint64_t C = h->state.chunk_bytes;
     kda_host_set_sm(5);
     unsigned char *small = kda_malloc(h, 100);
     kda_host_set_sm(0);
@@ -160,12 +160,12 @@ Test(countedbump, exhausted_slot_recovers)
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
-    uint64_t quarter = h->cell_bytes / 4;
+    uint64_t quarter = h->state.chunk_bytes / 4;
     enum { N = 64 };
     static void *b[N];
     uint32_t got = 0;
     while (got < N && (b[got] = kda_malloc(h, quarter)) != NULL) fill(b[got], quarter, got), got++;
-    cr_assert_eq(got, 4 * h->cells, "every chunk handed out in quarters");
+    cr_assert_eq(got, 4 * h->state.chunks, "every chunk handed out in quarters");
     for (int i = 0; i < 100000; i++) cr_assert_null(kda_malloc(h, quarter)); /* 6.5 GB of failed adds */
     cr_assert_eq(*cb_slot(h, 0), 0, "the slot has no chunk and counts nothing");
     for (uint32_t i = 0; i < got; i++) {
@@ -353,9 +353,9 @@ Test(countedbump, plan_keeps_the_sms_within_a_slots_bound)
 {
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create_growable(&pool, 64u << 20, 127u << 20, 64, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(pool.heap.cell_bytes, 512u << 10);
-    cr_assert_eq(pool.heap.groups, 64);
-    cr_assert_eq(pool.heap.cells_max, 254);
+    cr_assert_eq(pool.heap.state.chunk_bytes, 512u << 10);
+    cr_assert_eq(pool.heap.state.n_slots, 64);
+    cr_assert_eq(pool.heap.state.chunks_max, 254);
     kda_host_pool_destroy(&pool);
     const uint64_t MiB = 1u << 20;
     const uint64_t cases[][3] = {{64 * MiB, 127 * MiB, 64},  {132 * MiB, 132 * MiB, 132}, {2 * MiB, 2 * MiB, 132},
@@ -366,12 +366,12 @@ Test(countedbump, plan_keeps_the_sms_within_a_slots_bound)
                                                    sizeof err),
                      0, "%s", err);
         const kda_heap *h = &pool.heap;
-        uint32_t sms = (uint32_t)cases[i][2], per_slot = (sms + h->groups - 1) / h->groups;
-        cr_assert(per_slot <= cb_sharers(h->cell_bytes) || h->cell_bytes <= CB_MIN_CHUNK,
+        uint32_t sms = (uint32_t)cases[i][2], per_slot = (sms + h->state.n_slots - 1) / h->state.n_slots;
+        cr_assert(per_slot <= cb_sharers(h->state.chunk_bytes) || h->state.chunk_bytes <= CB_MIN_CHUNK,
                   "start %llu, limit %llu, %u SMs: %u slots of %u B chunks, %u SMs a slot where %u fit",
-                  (unsigned long long)cases[i][0], (unsigned long long)cases[i][1], sms, h->groups, h->cell_bytes,
-                  per_slot, cb_sharers(h->cell_bytes));
-        cr_assert(h->groups == sms || h->cells_max < 2ull * sms, "slots cut only for want of chunks");
+                  (unsigned long long)cases[i][0], (unsigned long long)cases[i][1], sms, h->state.n_slots, h->state.chunk_bytes,
+                  per_slot, cb_sharers(h->state.chunk_bytes));
+        cr_assert(h->state.n_slots == sms || h->state.chunks_max < 2ull * sms, "slots cut only for want of chunks");
         kda_host_pool_destroy(&pool);
     }
 }
@@ -399,8 +399,8 @@ Test(countedbump, shared_slot_bound_while_its_closer_is_held_up, .timeout = 120)
     kda_pool pool;
     create_grown(&pool);
     kda_heap *h = &pool.heap;
-    uint64_t C = h->cell_bytes;
-    uint32_t g = h->groups, adders = cb_sharers(h->cell_bytes) < 4 ? cb_sharers(h->cell_bytes) : 4;
+    uint64_t C = h->state.chunk_bytes;
+    uint32_t g = h->state.n_slots, adders = cb_sharers(h->state.chunk_bytes) < 4 ? cb_sharers(h->state.chunk_bytes) : 4;
     uint64_t closed = cb_slot_value(1) | (C + KDA_UNIT) << CB_COUNT_BITS; /* chunk 0, past its end, none served */
     *cb_slot(h, 0) = closed;
     const uint32_t sms[] = {0, g, 2 * g, 3 * g, 1};
@@ -442,11 +442,11 @@ Test(countedbump, shared_slot_serves_each_block_once, .timeout = 120)
 {
     kda_pool pool;
     create_grown(&pool);
-    uint32_t g = pool.heap.groups;
+    uint32_t g = pool.heap.state.n_slots;
     const uint32_t sms[] = {0, g, 2 * g, 3 * g, 4 * g, 1, 2};
     const int per_sm[] = {1024, 1024, 1024, 1024, 1024, 256, 256};
     share_run run;
-    share_start(&run, &pool, sms, per_sm, 7, 6, pool.heap.cell_bytes / 4);
+    share_start(&run, &pool, sms, per_sm, 7, 6, pool.heap.state.chunk_bytes / 4);
     share_finish(&run, "slot 0 shared by five SMs");
     kda_host_pool_destroy(&pool);
 }
@@ -497,8 +497,8 @@ Test(countedbump, no_null_while_a_chunk_is_free, .timeout = 120)
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 64u << 10, 1, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
-    uint64_t C = h->cell_bytes;
-    cr_assert(C == 4096 && h->cells == 16 && h->groups == 1, "16 chunks of 4 KiB, one slot");
+    uint64_t C = h->state.chunk_bytes;
+    cr_assert(C == 4096 && h->state.chunks == 16 && h->state.n_slots == 1, "16 chunks of 4 KiB, one slot");
     kda_host_set_sm(0);
     /* Every chunk but the slot's taken by runs of one chunk each. */
     void *run[16];
@@ -538,7 +538,7 @@ Test(countedbump, no_null_while_a_chunk_is_free, .timeout = 120)
         for (int i = 0; i < BURST; i++) kda_free(h, st.block[i]);
         for (int i = 0; i < m; i++) kda_free(h, more[i]);
         uint32_t taken = 0;
-        for (uint32_t c = 0; c < h->cells; c++) taken += chunk_taken(h, c);
+        for (uint32_t c = 0; c < h->state.chunks; c++) taken += chunk_taken(h, c);
         cr_assert_eq(taken, 15, "trial %d: %u chunks taken, not 14 runs and the closed chunk", t, taken);
     }
     __atomic_store_n(&st.quit, 1, __ATOMIC_RELEASE);

@@ -6,7 +6,7 @@
 /* Every warp's memory has been given back: no header is left. */
 static void expect_all_free(const kda_pool *pool)
 {
-    for (uint32_t slot = 0; slot < pool->heap.cells; slot++)
+    for (uint32_t slot = 0; slot < pool->heap.state.n_warps; slot++)
         cr_assert_null(*fdg_cell(&pool->heap, slot), "warp %u still has a header", slot);
 }
 

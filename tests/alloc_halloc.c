@@ -6,7 +6,7 @@
 static void expect_all_free(const kda_pool *pool)
 {
     const kda_heap *h = &pool->heap;
-    for (uint32_t s = 0; s < h->cells; s++) {
+    for (uint32_t s = 0; s < h->state.slabs; s++) {
         uint64_t w = *ha_word(h, s);
         cr_assert_eq(ha_count(w), 0, "slab %u still counts %u blocks", s, ha_count(w));
         cr_assert(!ha_class_in(w) || (w & HA_HEAD_FLAG), "slab %u is empty, no head, and still has a class", s);
@@ -39,16 +39,16 @@ Test(halloc, classes_slabs_and_large_requests)
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 256u << 20, 1, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
-    cr_assert_eq(h->cells, 48, "three quarters of 256 MiB in 4 MiB slabs");
-    cr_assert_eq(pool.sys_heap_bytes, 64u << 20);
+    cr_assert_eq(h->state.slabs, 48, "three quarters of 256 MiB in 4 MiB slabs");
+    cr_assert_eq(pool.plan.sys_heap_bytes, 64u << 20);
     unsigned char *a = kda_malloc(h, 100), *b = kda_malloc(h, 3000), *c = kda_malloc(h, 3073);
     cr_assert(a && b && c);
     uint64_t oa = (uint64_t)(a - h->base), ob = (uint64_t)(b - h->base);
-    cr_assert(oa < (uint64_t)h->cells * HA_SLAB && ob < (uint64_t)h->cells * HA_SLAB, "small blocks in the slabs");
+    cr_assert(oa < (uint64_t)h->state.slabs * HA_SLAB && ob < (uint64_t)h->state.slabs * HA_SLAB, "small blocks in the slabs");
     cr_assert_neq(oa / HA_SLAB, ob / HA_SLAB, "two classes, two slabs");
     cr_assert_eq(oa % HA_SLAB % 128, 0, "100 B is class 128");
     cr_assert_eq(ob % HA_SLAB % 3072, 0, "3000 B is class 3072");
-    cr_assert(c < h->base || c >= h->base + (uint64_t)h->cells * HA_SLAB, "3073 B: the system allocator");
+    cr_assert(c < h->base || c >= h->base + (uint64_t)h->state.slabs * HA_SLAB, "3073 B: the system allocator");
     fill(a, 100, 1);
     fill(b, 3000, 2);
     fill(c, 3073, 3);
@@ -77,7 +77,7 @@ Test(halloc, slabs_move_between_classes, .timeout = 60)
             if (!blocks[n]) break;
             *(int *)blocks[n] = n;
         }
-        cr_assert_eq(n, (int)(h->cells * ha_blocks(HA_CLASSES - 1)), "round %d: every block of every slab", round);
+        cr_assert_eq(n, (int)(h->state.slabs * ha_blocks(HA_CLASSES - 1)), "round %d: every block of every slab", round);
         if (round == 0) first = n;
         cr_assert_eq(n, first);
         for (int i = 0; i < n; i++) {

@@ -7,13 +7,13 @@
 static void expect_all_free(const kda_pool *pool)
 {
     const kda_heap *h = &pool->heap;
-    for (uint32_t page = 0; page < h->cells; page++) {
+    for (uint32_t page = 0; page < h->state.pages; page++) {
         cr_assert_eq(*sa_word(h, page), 0, "page %u: chunk size %llu, fill %u", page,
                      (unsigned long long)sa_size_of(*sa_word(h, page)), sa_fill_of(*sa_word(h, page)));
         cr_assert_eq(*sa_top(h, page), 0, "page %u: bits left set", page);
         for (uint32_t i = 0; i < 32; i++) cr_assert_eq(*sa_sub(h, page, i), 0, "page %u: bits left set", page);
     }
-    for (uint32_t r = 0; r < sa_regions(h); r++) cr_assert_eq(*sa_full(h, r), 0, "region %u still counts full pages", r);
+    for (uint32_t r = 0; r < sa_regions(h->state.pages); r++) cr_assert_eq(*sa_full(h, r), 0, "region %u still counts full pages", r);
 }
 
 static uint32_t page_of(const kda_pool *pool, const void *p)
@@ -110,7 +110,7 @@ Test(scatteralloc, large_requests_take_pages_from_the_top)
     uint64_t size = 3 * SA_PAGE - 100;
     unsigned char *a = kda_malloc(h, size), *b = kda_malloc(h, size);
     cr_assert(a && b);
-    cr_assert_eq(a, h->base + (uint64_t)(h->cells - 3) * SA_PAGE, "the top three pages");
+    cr_assert_eq(a, h->base + (uint64_t)(h->state.pages - 3) * SA_PAGE, "the top three pages");
     cr_assert_eq(b, a - 3 * SA_PAGE, "the next three below");
     fill(a, size, 1);
     fill(b, size, 2);
@@ -121,7 +121,7 @@ Test(scatteralloc, large_requests_take_pages_from_the_top)
     kda_free(h, b);
     kda_free(h, small);
     cr_assert_null(kda_malloc(h, h->bytes + 1));
-    cr_assert_null(kda_malloc(h, (uint64_t)(h->cells + 1) * SA_PAGE - 8), "more pages than the pool has");
+    cr_assert_null(kda_malloc(h, (uint64_t)(h->state.pages + 1) * SA_PAGE - 8), "more pages than the pool has");
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }

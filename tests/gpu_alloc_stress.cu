@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 #include "gpu_alloc_stress.h"
 
 #define LIVE 4 /* blocks a warp holds at once */

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 
 #ifdef __cplusplus
 extern "C" {

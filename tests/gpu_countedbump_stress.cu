@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 #include "gpu_countedbump_stress.h"
 
 #define CB_STRESS_LIVE 2 /* blocks held at once: by the warp, or by each lane */
@@ -157,13 +157,13 @@ extern "C" int cb_gpu_usable(char *why, size_t whylen)
 
 extern "C" int cb_gpu_set_slots(kda_pool *pool, uint32_t slots, char *err, size_t errlen)
 {
-    if (pool->limit_bytes || slots == 0 || slots > pool->heap.groups) {
-        snprintf(err, errlen, "%u slots: a fixed pool of at most %u slots", slots, pool->heap.groups);
+    if (pool->plan.limit_bytes || slots == 0 || slots > pool->heap.state.n_slots) {
+        snprintf(err, errlen, "%u slots: a fixed pool of at most %u slots", slots, pool->heap.state.n_slots);
         return -1;
     }
     /* fewer slots lay the state out within the bytes planned for more; the
      * reset clears all of them and starts the slots again */
-    pool->heap.groups = slots;
+    pool->heap.state.n_slots = slots;
     return kda_pool_reset(pool, err, errlen);
 }
 
@@ -208,7 +208,7 @@ extern "C" int cb_gpu_stress(kda_pool *pool, uint32_t warps, uint32_t iterations
 
 extern "C" int cb_gpu_state_copy(const kda_pool *pool, void *host, char *err, size_t errlen)
 {
-    return cb_failed(cudaMemcpy(host, pool->state, pool->state_bytes, cudaMemcpyDeviceToHost), "copying the state", err,
+    return cb_failed(cudaMemcpy(host, pool->state_block, pool->plan.state_bytes, cudaMemcpyDeviceToHost), "copying the state", err,
                      errlen)
                ? -1
                : 0;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,7 +40,7 @@ int cb_gpu_set_slots(kda_pool *pool, uint32_t slots, char *err, size_t errlen);
 int cb_gpu_stress(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t min_size, uint32_t max_size, int ask,
                   cb_stress_result *res, char *err, size_t errlen);
 
-/* Copies the allocator's state (pool->state_bytes) to host memory. */
+/* Copies the allocator's state (pool->plan.state_bytes) to host memory. */
 int cb_gpu_state_copy(const kda_pool *pool, void *host, char *err, size_t errlen);
 
 #ifdef __cplusplus

@@ -73,6 +73,46 @@ Test(alloc, request_larger_than_pool_is_null)
     kda_host_pool_destroy(&pool);
 }
 
+/* The space query against the blocks handed out: holding N blocks takes
+ * at least their padded bytes from the free bytes; freeing them gives
+ * nothing less back (ScatterAlloc and Halloc retire emptied pages and
+ * slabs: all of it); the largest block it reports can be had. */
+Test(alloc, space_follows_the_blocks)
+{
+    enum { N = 100, SIZE = 1000, PADDED = 1008 };
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, pool_of(16u << 20), 4, err, sizeof err), 0, "%s", err);
+    kda_space fresh;
+    cr_assert_eq(kda_host_pool_space(&pool, &fresh), 0);
+#ifdef KDA_ALLOCATOR_FDGMALLOC
+    cr_assert_eq(fresh.known, 0, "FDGMalloc's memory is CUDA's heap: not known");
+#else
+    cr_assert_eq(fresh.known, 1);
+    cr_assert_leq(fresh.free_bytes, pool.heap.bytes);
+    cr_assert_leq(fresh.largest_block, fresh.free_bytes);
+    kda_space held, freed;
+    void *blocks[N];
+    for (int i = 0; i < N; i++) cr_assert_not_null(blocks[i] = kda_malloc(&pool.heap, SIZE));
+    cr_assert_eq(kda_host_pool_space(&pool, &held), 0);
+    cr_assert_geq(fresh.free_bytes - held.free_bytes, (uint64_t)N * PADDED, "%llu free, then %llu with %d blocks held",
+                  (unsigned long long)fresh.free_bytes, (unsigned long long)held.free_bytes, N);
+    for (int i = N - 1; i >= 0; i--) kda_free(&pool.heap, blocks[i]);
+    cr_assert_eq(kda_host_pool_space(&pool, &freed), 0);
+    cr_assert_geq(freed.free_bytes, held.free_bytes, "a free took free bytes away");
+#if defined(KDA_ALLOCATOR_SCATTERALLOC) || defined(KDA_ALLOCATOR_HALLOC)
+    cr_assert_eq(freed.free_bytes, fresh.free_bytes, "every page or slab retired");
+#endif
+    if (freed.largest_block) {
+        void *big = kda_malloc(&pool.heap, freed.largest_block);
+        cr_assert_not_null(big, "the largest block reported, %llu bytes, can be had",
+                           (unsigned long long)freed.largest_block);
+        kda_free(&pool.heap, big);
+    }
+#endif
+    kda_warp_done(&pool.heap);
+    kda_host_pool_destroy(&pool);
+}
+
 #else /* KDA_ALLOC_HOST == 0 */
 
 /* An allocator that runs on the GPU only refuses a host pool, saying why. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 
 #if KDA_ALLOC_HOST
 #include "alloc_test_util.h"

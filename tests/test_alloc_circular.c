@@ -73,7 +73,7 @@ Test(alloc, free_merges_with_successor)
     kda_scan_circular(pool.heap.base, &pool.heap, &scan, NULL, NULL);
     cr_assert(scan.well_formed, "%s", scan.problem);
     /* memOffset now points past the merged chunk; start the walk at it. */
-    pool.heap.offsets[0] = header_unit(&pool, a);
+    pool.heap.state.offsets[0] = header_unit(&pool, a);
     unsigned char *c = kda_malloc(&pool.heap, 2048 + KDA_UNIT);
     cr_assert_eq(c, a, "the merged chunk serves 2 KiB + 16 at the same place");
     kda_free(&pool.heap, c);
@@ -90,7 +90,7 @@ static void expect_stale_hint_missed(kda_pool *pool, uint32_t hint, const unsign
     unsigned char *before = malloc(size);
     cr_assert_not_null(before);
     memcpy(before, live, size);
-    pool->heap.offsets[0] = hint;
+    pool->heap.state.offsets[0] = hint;
     unsigned char *p = kda_malloc(&pool->heap, 64);
     cr_assert_not_null(p, "%s: malloc gave up", what);
     cr_assert(p + 64 <= live || p >= live + size, "%s: malloc handed out memory inside a live block", what);
@@ -109,7 +109,7 @@ Test(alloc, stale_offset_is_not_trusted)
     uint32_t stale = header_unit(&pool, b);
     kda_free(&pool.heap, b);
     kda_free(&pool.heap, a); /* merges b's chunk into a's */
-    pool.heap.offsets[0] = header_unit(&pool, a);
+    pool.heap.state.offsets[0] = header_unit(&pool, a);
     unsigned char *big = kda_malloc(&pool.heap, 2048);
     cr_assert_eq(big, a);
     for (int trial = 0; trial < 2; trial++) {
@@ -199,13 +199,13 @@ static void check_layout(uint64_t bytes, uint32_t n_sms)
 {
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, bytes, n_sms, err, sizeof err), 0, "%s", err);
-    const kda_layout *l = &pool.layout;
+    const kda_layout *l = &pool.heap.state.layout;
     cr_assert_geq(l->levels, 1);
     cr_assert_eq(l->root_units % KDA_MIN_CHUNK_UNITS, 0);
     cr_assert_eq(l->chunks, (1u << l->levels) - 1);
-    cr_assert_leq((uint64_t)l->n_heaps * l->heap_units, pool.heap.units - 1);
+    cr_assert_leq((uint64_t)l->n_heaps * l->heap_units, pool.heap.state.units - 1);
     if (l->n_heaps == 1)
-        cr_assert_gt((uint64_t)(l->levels + 1) * (2ull * l->root_units), pool.heap.units - 1, "the largest heap that fits");
+        cr_assert_gt((uint64_t)(l->levels + 1) * (2ull * l->root_units), pool.heap.state.units - 1, "the largest heap that fits");
     layout_walk w = {l, 0, 1, {0}};
     kda_scan scan;
     kda_scan_circular(pool.heap.base, &pool.heap, &scan, expect_layout_chunk, &w);
@@ -228,18 +228,18 @@ Test(alloc, each_sm_starts_in_its_heap)
 {
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 4, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(pool.heap.n_offsets, 4);
-    cr_assert_eq(pool.layout.n_heaps, 4);
+    cr_assert_eq(pool.heap.state.n_offsets, 4);
+    cr_assert_eq(pool.heap.state.layout.n_heaps, 4);
     kda_pool one;
     cr_assert_eq(kda_host_pool_create(&one, 16u << 20, 1, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(pool.layout.root_units, one.layout.root_units / 4);
+    cr_assert_eq(pool.heap.state.layout.root_units, one.heap.state.layout.root_units / 4);
     kda_host_pool_destroy(&one);
     for (uint32_t sm = 0; sm < 4; sm++) {
         kda_host_set_sm(sm);
         unsigned char *p = kda_malloc(&pool.heap, 100);
         uint64_t unit = (uint64_t)(p - pool.heap.base) / KDA_UNIT;
-        uint64_t heap_start = (uint64_t)sm * pool.layout.heap_units;
-        cr_assert(unit >= heap_start && unit < heap_start + pool.layout.heap_units,
+        uint64_t heap_start = (uint64_t)sm * pool.heap.state.layout.heap_units;
+        cr_assert(unit >= heap_start && unit < heap_start + pool.heap.state.layout.heap_units,
                   "SM %u got unit %llu, outside its heap", sm, (unsigned long long)unit);
         kda_free(&pool.heap, p);
     }
@@ -254,9 +254,9 @@ Test(alloc, large_requests_start_after_the_heaps)
 {
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 8, err, sizeof err), 0, "%s", err);
-    const kda_layout *l = &pool.layout;
+    const kda_layout *l = &pool.heap.state.layout;
     uint64_t heaps_end = (uint64_t)l->n_heaps * l->heap_units;
-    cr_assert_eq(pool.heap.offsets[pool.heap.n_offsets], heaps_end);
+    cr_assert_eq(pool.heap.state.offsets[pool.heap.state.n_offsets], heaps_end);
     uint64_t root_bytes = (uint64_t)l->root_units * KDA_UNIT;
     kda_host_set_sm(3);
     unsigned char *small = kda_malloc(&pool.heap, root_bytes - KDA_UNIT); /* fits the root with its header */
@@ -266,8 +266,8 @@ Test(alloc, large_requests_start_after_the_heaps)
     uint64_t large_unit = (uint64_t)(large - pool.heap.base) / KDA_UNIT - 1;
     cr_assert_eq(small_unit, 3ull * l->heap_units, "the root of SM 3's heap serves what fits it");
     cr_assert_eq(large_unit, heaps_end, "the first large request is served at the remainder's start");
-    cr_assert_eq(pool.heap.offsets[pool.heap.n_offsets], large_unit + l->root_units + 1, "large offset moved");
-    cr_assert_eq(pool.heap.offsets[3], small_unit + l->root_units, "SM 3's offset moved");
+    cr_assert_eq(pool.heap.state.offsets[pool.heap.state.n_offsets], large_unit + l->root_units + 1, "large offset moved");
+    cr_assert_eq(pool.heap.state.offsets[3], small_unit + l->root_units, "SM 3's offset moved");
     unsigned char *large2 = kda_malloc(&pool.heap, root_bytes);
     cr_assert_eq(large2, large + root_bytes + KDA_UNIT, "the next one follows it");
     kda_free(&pool.heap, large2);
@@ -291,10 +291,10 @@ Test(alloc, heap_starts_are_never_merged_away)
 {
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 4, err, sizeof err), 0, "%s", err);
-    const kda_layout *l = &pool.layout;
+    const kda_layout *l = &pool.heap.state.layout;
     uint32_t last = l->heap_units - KDA_MIN_CHUNK_UNITS; /* heap 0's last, smallest chunk */
     kda_host_set_sm(0);
-    pool.heap.offsets[0] = last;
+    pool.heap.state.offsets[0] = last;
     unsigned char *p = kda_malloc(&pool.heap, (KDA_MIN_CHUNK_UNITS - 1) * KDA_UNIT); /* fills it exactly */
     cr_assert_eq(p, pool.heap.base + (uint64_t)(last + 1) * KDA_UNIT);
     kda_free(&pool.heap, p); /* its successor, heap 1's first chunk, is free */
@@ -317,7 +317,7 @@ Test(alloc, pool_smaller_than_the_smallest_chunk)
     if (800 / KDA_UNIT >= KDA_MIN_CHUNK_UNITS) cr_skip_test("built with a smallest chunk of %u B or less", 800u);
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 800, 132, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(pool.layout.levels, 0);
+    cr_assert_eq(pool.heap.state.layout.levels, 0);
     for (uint32_t sm = 0; sm < 132; sm++) {
         kda_host_set_sm(sm);
         void *p = kda_malloc(&pool.heap, 4);

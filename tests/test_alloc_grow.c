@@ -51,14 +51,14 @@ static void create_growable(kda_pool *pool, uint64_t start, uint64_t limit)
     cr_assert_eq(kda_host_pool_create_growable(pool, start, limit, GROW_SMS, err, sizeof err), 0, "%s", err);
     cr_assert_eq(pool->heap.bytes, start, "the start is mapped (a multiple of the page)");
     cr_assert_eq(pool->start_bytes, start);
-    cr_assert_eq(pool->limit_bytes, limit, "every grower addresses %llu bytes", (unsigned long long)limit);
+    cr_assert_eq(pool->plan.limit_bytes, limit, "every grower addresses %llu bytes", (unsigned long long)limit);
 }
 
 /* Grows the pool to `bytes` (the limit where that is more), which must work. */
 static void grow_to(kda_pool *pool, uint64_t bytes)
 {
     uint64_t want = (bytes + pool->granule - 1) / pool->granule * pool->granule;
-    if (want > pool->limit_bytes) want = pool->limit_bytes;
+    if (want > pool->plan.limit_bytes) want = pool->plan.limit_bytes;
     cr_assert_eq(kda_host_pool_grow(pool, bytes, err, sizeof err), 0, "growing to %llu: %s",
                  (unsigned long long)bytes, err);
     cr_assert_eq(pool->heap.bytes, want, "grown to %llu, want %llu", (unsigned long long)pool->heap.bytes,
@@ -72,7 +72,7 @@ static int growth_holds(const kda_pool *pool, uint64_t before, uint64_t size)
 #if defined(KDA_ALLOCATOR_COUNTEDBUMP)
     /* new whole chunks; a small request needs one for its slot, a large
      * one a run of them */
-    uint64_t chunk = pool->heap.cell_bytes, fresh = pool->heap.bytes / chunk - before / chunk;
+    uint64_t chunk = pool->heap.state.chunk_bytes, fresh = pool->heap.bytes / chunk - before / chunk;
     uint64_t need = size > chunk / 4 ? (size + chunk - 1) / chunk : 1;
     return need <= fresh;
 #elif defined(KDA_ALLOCATOR_IS_CIRCULAR)
@@ -91,11 +91,11 @@ static int growth_holds(const kda_pool *pool, uint64_t before, uint64_t size)
 static void expect_chunks_of_the_mapped_bytes(const kda_pool *pool)
 {
     const kda_heap *h = &pool->heap;
-    uint64_t mapped = h->bytes / h->cell_bytes;
-    cr_assert_eq(h->cells, mapped < h->cells_max ? mapped : h->cells_max, "%u chunks in %llu bytes", h->cells,
+    uint64_t mapped = h->bytes / h->state.chunk_bytes;
+    cr_assert_eq(h->state.chunks, mapped < h->state.chunks_max ? mapped : h->state.chunks_max, "%u chunks in %llu bytes", h->state.chunks,
                  (unsigned long long)h->bytes);
-    cr_assert_eq((uint64_t)h->cells_max * h->cell_bytes, pool->limit_bytes, "the state has room for the limit");
-    for (uint32_t c = h->cells; c < h->cells_max; c++) {
+    cr_assert_eq((uint64_t)h->state.chunks_max * h->state.chunk_bytes, pool->plan.limit_bytes, "the state has room for the limit");
+    for (uint32_t c = h->state.chunks; c < h->state.chunks_max; c++) {
         cr_assert_eq(cb_bits(h)[c / 64] >> (c % 64) & 1, 0, "chunk %u, beyond the pool, is taken", c);
         cr_assert(*cb_run(h, c) == 0 && *cb_balance(h, c) == 0, "chunk %u, beyond the pool, is in use", c);
     }
@@ -124,7 +124,7 @@ static int starts_a_chunk(const kda_pool *pool, uint32_t unit)
 /* The large requests' home (circ_home of the extra offset) starts a chunk. */
 static void expect_large_home_is_a_chunk(const kda_pool *pool)
 {
-    uint32_t home = circ_home(&pool->heap, pool->heap.n_offsets);
+    uint32_t home = circ_home(&pool->heap, pool->heap.state.n_offsets);
     cr_assert(starts_a_chunk(pool, home), "the large requests' home, unit %u, no longer starts a chunk", home);
 }
 #endif
@@ -202,12 +202,12 @@ Test(grow, single_thread_up_to_the_limit, .timeout = 120)
     create_growable(&pool, GROW_START, GROW_LIMIT);
 #if defined(KDA_ALLOCATOR_COUNTEDBUMP)
     /* planned for about one chunk a slot: 16 KiB, requests above 4 KiB take runs */
-    cr_assert_eq(pool.heap.cell_bytes, 16u << 10);
-    cr_assert_eq(pool.heap.cells, GROW_START / (16u << 10));
-    cr_assert_eq(pool.heap.cells_max, GROW_LIMIT / (16u << 10), "the state has room for the limit");
+    cr_assert_eq(pool.heap.state.chunk_bytes, 16u << 10);
+    cr_assert_eq(pool.heap.state.chunks, GROW_START / (16u << 10));
+    cr_assert_eq(pool.heap.state.chunks_max, GROW_LIMIT / (16u << 10), "the state has room for the limit");
     expect_chunks_of_the_mapped_bytes(&pool);
 #elif defined(KDA_ALLOCATOR_IS_CIRCULAR)
-    cr_assert_eq(pool.heap.units, GROW_START / KDA_UNIT);
+    cr_assert_eq(pool.heap.state.units, GROW_START / KDA_UNIT);
 #endif
     enum { MAX = 8192 };
     static grow_block b[MAX];
@@ -219,7 +219,7 @@ Test(grow, single_thread_up_to_the_limit, .timeout = 120)
         unsigned char *p = kda_malloc(&pool.heap, size);
         if (!p) {
             uint64_t before = pool.heap.bytes;
-            if (before == pool.limit_bytes) break;
+            if (before == pool.plan.limit_bytes) break;
             grow_to(&pool, before + before / 2);
             growths++;
             expect_grown_state(&pool);
@@ -250,15 +250,15 @@ Test(grow, single_thread_up_to_the_limit, .timeout = 120)
                 kda_allocator_name(), growths, n, larger_than_start, (double)live / (1 << 20), GROW_LIMIT >> 20,
                 retried);
     cr_assert_geq(growths, 10);
-    cr_assert_eq(pool.heap.bytes, pool.limit_bytes, "grew up to the limit");
+    cr_assert_eq(pool.heap.bytes, pool.plan.limit_bytes, "grew up to the limit");
     cr_assert_gt(beyond_start, n / 2, "%d of %d blocks in the grown memory", beyond_start, n);
     cr_assert_gt(larger_than_start, 10);
     cr_assert_gt(live, GROW_LIMIT / 2, "only %llu bytes handed out of %u", (unsigned long long)live, GROW_LIMIT);
     /* at the limit: growth fails, saying why, and changes nothing */
     err[0] = 0;
-    cr_assert_eq(kda_host_pool_grow(&pool, pool.limit_bytes + (1u << 20), err, sizeof err), -1);
+    cr_assert_eq(kda_host_pool_grow(&pool, pool.plan.limit_bytes + (1u << 20), err, sizeof err), -1);
     cr_assert(strstr(err, "cannot grow past"), "message: %s", err);
-    cr_assert_eq(pool.heap.bytes, pool.limit_bytes);
+    cr_assert_eq(pool.heap.bytes, pool.plan.limit_bytes);
     for (int i = 0; i < n; i++) cr_assert(intact(b[i].p, b[i].size, b[i].key), "block %d overwritten", i);
     expect_disjoint(b, n);
 #if KDA_ALLOC_FREES
@@ -280,11 +280,11 @@ Test(grow, single_thread_up_to_the_limit, .timeout = 120)
     /* a reset shrinks the pool back to its start */
     kda_host_pool_reset(&pool);
     cr_assert_eq(pool.heap.bytes, GROW_START);
-    cr_assert_eq(pool.limit_bytes, GROW_LIMIT);
+    cr_assert_eq(pool.plan.limit_bytes, GROW_LIMIT);
 #if defined(KDA_ALLOCATOR_COUNTEDBUMP)
     expect_chunks_of_the_mapped_bytes(&pool);
 #elif defined(KDA_ALLOCATOR_IS_CIRCULAR)
-    cr_assert_eq(pool.heap.units, GROW_START / KDA_UNIT);
+    cr_assert_eq(pool.heap.state.units, GROW_START / KDA_UNIT);
 #endif
     expect_all_free(&pool); /* circular: the chunks tile the start again */
     unsigned char *p = kda_malloc(&pool.heap, 1000);
@@ -320,7 +320,7 @@ Test(grow, page_by_page, .timeout = 60)
         kda_host_set_sm((uint32_t)n % GROW_SMS);
         unsigned char *p = kda_malloc(&pool.heap, size);
         if (!p) {
-            if (pool.heap.bytes == pool.limit_bytes) break;
+            if (pool.heap.bytes == pool.plan.limit_bytes) break;
             grow_to(&pool, pool.heap.bytes + page);
             growths++;
             expect_grown_state(&pool);
@@ -446,7 +446,7 @@ Test(grow, threads_between_growths, .timeout = 120)
     }
     uint64_t nulls_before_limit = 0;
     for (;; rounds++) {
-        int at_limit = pool.heap.bytes == pool.limit_bytes;
+        int at_limit = pool.heap.bytes == pool.plan.limit_bytes;
         pthread_barrier_wait(&round); /* they allocate */
         pthread_barrier_wait(&round); /* they wait */
         uint64_t nulls = 0;
@@ -498,7 +498,7 @@ Test(grow, circular_growths_add_up)
     kda_pool pool;
     create_growable(&pool, GROW_START, GROW_LIMIT);
     uint64_t big = 2 * GROW_START + GROW_START / 2;
-    uint32_t start_end = pool.heap.units - 1;
+    uint32_t start_end = pool.heap.state.units - 1;
     kda_host_set_sm(1);
     cr_assert_null(kda_malloc(&pool.heap, big));
     for (int step = 1; step <= 2; step++) {
@@ -511,7 +511,7 @@ Test(grow, circular_growths_add_up)
     cr_assert_eq(p, pool.heap.base + (uint64_t)(start_end + 1) * KDA_UNIT,
                  "the three steps' chunk starts at the start's end marker");
     fill(p, big, 5);
-    uint32_t grown_end = pool.heap.units - 1;
+    uint32_t grown_end = pool.heap.state.units - 1;
     grow_to(&pool, pool.heap.bytes + GROW_START);
     cr_assert(starts_a_chunk(&pool, grown_end), "the last end marker starts a chunk of its own");
 #if KDA_CIRCULAR_MULTI
@@ -533,17 +533,17 @@ Test(grow, large_requests_home_survives_growth)
     kda_pool pool;
     create_growable(&pool, GROW_START, GROW_LIMIT);
     const kda_heap *h = &pool.heap;
-    uint32_t home = circ_home(h, h->n_offsets);
-    cr_assert_eq(home, h->n_heaps * h->heap_units, "the remainder's start");
-    cr_assert_eq(pool.heap.offsets[h->n_offsets], home);
-    kda_host_set_sm(h->n_heaps - 1);
+    uint32_t home = circ_home(h, h->state.n_offsets);
+    cr_assert_eq(home, h->state.layout.n_heaps * h->state.layout.heap_units, "the remainder's start");
+    cr_assert_eq(pool.heap.state.offsets[h->state.n_offsets], home);
+    kda_host_set_sm(h->state.layout.n_heaps - 1);
     /* the last heap's last chunk, before the home */
-    pool.heap.offsets[h->n_heaps - 1] = h->n_heaps * h->heap_units - KDA_MIN_CHUNK_UNITS;
+    pool.heap.state.offsets[h->state.layout.n_heaps - 1] = h->state.layout.n_heaps * h->state.layout.heap_units - KDA_MIN_CHUNK_UNITS;
     unsigned char *before_home = kda_malloc(&pool.heap, (KDA_MIN_CHUNK_UNITS - 1) * KDA_UNIT);
     cr_assert_eq(before_home, h->base + (uint64_t)(home - KDA_MIN_CHUNK_UNITS + 1) * KDA_UNIT);
     enum { MAX = 4096 };
     static grow_block b[MAX];
-    uint64_t large = (uint64_t)h->root_units * KDA_UNIT + 1000; /* more than a heap's root */
+    uint64_t large = (uint64_t)h->state.layout.root_units * KDA_UNIT + 1000; /* more than a heap's root */
     int n = 0;
     for (int growth = 0; growth < 6; growth++) {
         while (n < MAX && (b[n].p = kda_malloc(&pool.heap, large)) != NULL) {
@@ -553,7 +553,7 @@ Test(grow, large_requests_home_survives_growth)
             fill(b[n].p, large, b[n].key);
             n++;
         }
-        cr_assert_eq(circ_home(h, h->n_offsets), home, "growth %d moved the home", growth);
+        cr_assert_eq(circ_home(h, h->state.n_offsets), home, "growth %d moved the home", growth);
         expect_large_home_is_a_chunk(&pool);
         grow_to(&pool, 2 * pool.heap.bytes);
         expect_large_home_is_a_chunk(&pool);

@@ -40,8 +40,8 @@ void expect_all_free(const kda_pool *pool)
     cr_assert(scan.well_formed, "chunk list broken: %s", scan.problem);
     cr_assert_eq(scan.free_chunks, scan.chunks, "%llu of %llu chunks still used",
                  (unsigned long long)(scan.chunks - scan.free_chunks), (unsigned long long)scan.chunks);
-    cr_assert_eq(units, (uint64_t)pool->heap.units - 1, "chunks cover %llu of %u units",
-                 (unsigned long long)units, pool->heap.units - 1);
+    cr_assert_eq(units, (uint64_t)pool->heap.state.units - 1, "chunks cover %llu of %u units",
+                 (unsigned long long)units, pool->heap.state.units - 1);
 }
 
 #else

@@ -189,6 +189,11 @@ Test(cli, version_names_the_allocator)
     run_result r = KDALLOC("--version");
     expect_status(&r, 0, "kdalloc --version");
     expect_contains(r.out, "allocator:", "kdalloc --version");
+    /* the id CMake configured, and whether it is the default (CountedBump) */
+    char want[96];
+    snprintf(want, sizeof want, "(%s%s;", KDALLOC_ALLOCATOR_ID,
+             strcmp(KDALLOC_ALLOCATOR_ID, KDALLOC_DEFAULT_ID) ? "" : ", the default");
+    expect_contains(r.out, want, "kdalloc --version");
     run_result_free(&r);
 }
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 #include "gpu_alloc_stress.h"
 #include "gpu_build.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 #include "gpu_build.h"
 #include "gpu_render.h"
 #include "kdtree.h"

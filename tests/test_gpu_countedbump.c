@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "kdalloc/kdalloc.h"
 #include "gpu_countedbump_stress.h"
 
 static char err[512];
@@ -41,13 +41,13 @@ static uint32_t warps_or_override(uint32_t warps)
  * its balance takes back exactly the requests it served. */
 static void expect_all_free(const kda_pool *pool)
 {
-    unsigned char *copy = malloc(pool->state_bytes);
+    unsigned char *copy = malloc(pool->plan.state_bytes);
     cr_assert_not_null(copy);
     cr_assert_eq(cb_gpu_state_copy(pool, copy, err, sizeof err), 0, "%s", err);
     kda_heap h = pool->heap;
-    h.meta = copy;
+    kda_alloc_bind(&h, copy);
     uint32_t current = 0, taken = 0;
-    for (uint32_t s = 0; s < h.groups; s++) {
+    for (uint32_t s = 0; s < h.state.n_slots; s++) {
         uint64_t value = *cb_slot(&h, s);
         cr_assert_eq(*cb_fill(&h, s) & 1, 0, "slot %u: a fill still under way", s);
         if (!cb_slot_chunk(value)) {
@@ -57,11 +57,11 @@ static void expect_all_free(const kda_pool *pool)
         uint32_t c = cb_slot_chunk(value) - 1;
         current++;
         cr_assert(cb_bits(&h)[c / 64] >> (c % 64) & 1, "slot %u's chunk %u is not taken", s, c);
-        cr_assert_leq(cb_slot_bytes(value), h.cell_bytes, "slot %u's chunk is closed", s);
+        cr_assert_leq(cb_slot_bytes(value), h.state.chunk_bytes, "slot %u's chunk is closed", s);
         cr_assert_eq(*cb_balance(&h, c) + (int64_t)cb_slot_count(value), 0, "slot %u's chunk: %u served, balance %d",
                      s, cb_slot_count(value), *cb_balance(&h, c));
     }
-    for (uint32_t c = 0; c < h.cells; c++) {
+    for (uint32_t c = 0; c < h.state.chunks; c++) {
         taken += cb_bits(&h)[c / 64] >> (c % 64) & 1;
         cr_assert_eq(*cb_run(&h, c), 0, "chunk %u still starts a large block", c);
     }
@@ -74,10 +74,10 @@ static void expect_all_free(const kda_pool *pool)
 static void create_shared(kda_pool *pool, uint64_t bytes, uint32_t share)
 {
     cr_assert_eq(kda_pool_create(pool, bytes, err, sizeof err), 0, "%s", err);
-    uint32_t sms = pool->heap.groups, slots = sms / share ? sms / share : 1;
+    uint32_t sms = pool->heap.state.n_slots, slots = sms / share ? sms / share : 1;
     cr_assert_eq(cb_gpu_set_slots(pool, slots, err, sizeof err), 0, "%s", err);
     cr_log_info("%u SMs on %u slots (at most %u SMs add to one), %u chunks of %u KiB", sms, slots,
-                cb_sharers(pool->heap.cell_bytes), pool->heap.cells, pool->heap.cell_bytes >> 10);
+                cb_sharers(pool->heap.state.chunk_bytes), pool->heap.state.chunks, pool->heap.state.chunk_bytes >> 10);
 }
 
 static void run(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t min_size, uint32_t max_size, int ask,
@@ -113,7 +113,7 @@ Test(gpu_countedbump, four_sms_a_slot_lane_blocks, .timeout = 300)
     require_gpu();
     kda_pool pool;
     create_shared(&pool, SHARED_POOL, 4);
-    run(&pool, 16384, 8, 16, pool.heap.cell_bytes / 4, CB_ASK_LANE0, "lane 0 asks, 16 B to C/4", 1);
+    run(&pool, 16384, 8, 16, pool.heap.state.chunk_bytes / 4, CB_ASK_LANE0, "lane 0 asks, 16 B to C/4", 1);
     kda_pool_destroy(&pool);
 }
 
@@ -137,7 +137,7 @@ Test(gpu_countedbump, four_sms_a_slot_large_lane_blocks, .timeout = 300)
     require_gpu();
     kda_pool pool;
     create_shared(&pool, SHARED_POOL, 4);
-    uint32_t C = pool.heap.cell_bytes;
+    uint32_t C = pool.heap.state.chunk_bytes;
     run(&pool, 8448, 2, C / 8, C / 4, CB_ASK_EVERY_LANE, "every lane asks, C/8 to C/4", 0);
     kda_pool_destroy(&pool);
 }
@@ -151,7 +151,7 @@ Test(gpu_countedbump, sms_beyond_a_slots_bound_take_chunks, .timeout = 300)
     require_gpu();
     kda_pool pool;
     create_shared(&pool, SHARED_POOL, 16);
-    run(&pool, 2048, 8, 16, pool.heap.cell_bytes / 4, CB_ASK_LANE0, "16 SMs a slot, lane 0", 1);
+    run(&pool, 2048, 8, 16, pool.heap.state.chunk_bytes / 4, CB_ASK_LANE0, "16 SMs a slot, lane 0", 1);
     kda_pool_destroy(&pool);
 }
 
@@ -178,6 +178,6 @@ Test(gpu_countedbump, tight_pool_shared_slots, .timeout = 300)
     kda_pool pool;
     create_shared(&pool, 64u << 20, 4);
     run(&pool, 16384, 8, 16, 64u << 10, CB_ASK_LANE0, "tight, lane 0", 0);
-    run(&pool, 16384, 8, 16, pool.heap.cell_bytes / 4, CB_ASK_MIXED, "tight, mixed", 0);
+    run(&pool, 16384, 8, 16, pool.heap.state.chunk_bytes / 4, CB_ASK_MIXED, "tight, mixed", 0);
     kda_pool_destroy(&pool);
 }

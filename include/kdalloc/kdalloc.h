@@ -1,0 +1,173 @@
+/* kdalloc.h - dynamic memory allocation inside CUDA kernels (and on host
+ * threads, with the same code): eleven allocators behind one plain C API.
+ *
+ * USING IT
+ *   find_package(kdalloc) and link one target, kdalloc::<name>; the target
+ *   picks the allocator this header compiles in:
+ *     atomic        AtomicMalloc   one atomicAdd, never reuses (a lower bound)
+ *     awmalloc      AWMalloc       AtomicMalloc on a ring: overwrites old blocks
+ *     cmalloc       CMalloc        circular list of chunks (Vinkler & Havran 2015)
+ *     cfmalloc      CFMalloc       CMalloc, flag fused into the header word
+ *     cmmalloc      CMMalloc       CMalloc, one offset per SM
+ *     cfmmalloc     CFMMalloc      fused and multi
+ *     cudamalloc    CudaMalloc     CUDA's device malloc/free (GPU only)
+ *     scatteralloc  ScatterAlloc   pages of one chunk size, hashed (Steinberger 2012)
+ *     halloc        Halloc         slabs of size classes, bitmaps (Adinetz 2014)
+ *     fdgmalloc     FDGMalloc      per-warp superblocks, freed all at once (Widmer 2013)
+ *     countedbump   CountedBump    per-SM bump in chunks that count their blocks
+ *   docs/library.md says which suits which workload, and each one's limits.
+ *   There is no run-time dispatch: kda_malloc compiles to one algorithm.
+ *
+ *       #include <kdalloc/kdalloc.h>
+ *       __global__ void k(kda_heap h) {          // the heap by value
+ *           int *a = (int *)kda_malloc(&h, 64 * sizeof(int));
+ *           if (a) { ...; kda_free(&h, a); }
+ *       }
+ *       kda_pool pool; char err[256];
+ *       if (kda_pool_create(&pool, 256u << 20, err, sizeof err)) puts(err);
+ *       k<<<blocks, threads>>>(pool.heap);
+ *       kda_pool_destroy(&pool);
+ *
+ * ERRORS
+ *   Host functions return 0, or -1 with a sentence in err (errlen bytes)
+ *   naming the cause; they never exit or trap.  kda_malloc returns NULL
+ *   when the pool cannot serve the request.
+ *
+ * THREAD-SAFETY
+ *   kda_malloc, kda_free, kda_malloc_warp and kda_free_warp may be called
+ *   by any number of GPU threads (or host threads, on a host pool) at
+ *   once.  The host functions on one pool (create, reset, grow, space,
+ *   destroy) must not run while a kernel or thread uses that pool; the
+ *   device ones act on the current device and its default stream.
+ *
+ * LIMITS
+ *   Every pointer is 16-byte aligned; requests are padded to 16 bytes.  A
+ *   pool is one contiguous range; AtomicMalloc and FDGMalloc do not free
+ *   single blocks; Halloc and CudaMalloc take part of their pool from
+ *   CUDA's device heap, which is sized once per process.
+ */
+#ifndef KDALLOC_KDALLOC_H
+#define KDALLOC_KDALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The allocator compiled in, its kda_heap and its device functions. */
+#include "contract.h"
+
+#define KDALLOC_VERSION "0.1.0"
+
+/* Mappings a growable device pool may have (doubling, from 2 MiB to the
+ * 141 GB of an H200 takes 17). */
+#define KDA_POOL_MAX_MAPS 64
+
+/* A pool and the allocator's state.  Kernels get `heap` (by value); the
+ * rest is the host's bookkeeping.  Zero-initialised by every create. */
+typedef struct kda_pool {
+    kda_heap heap;       /* what kernels and threads allocate from */
+    kda_plan plan;       /* what the allocator said the pool needs */
+    int on_device;       /* 1: device memory; 0: a host pool */
+    void *state_block;   /* the allocator's state outside the pool */
+    /* Growable pools only (plan.limit_bytes != 0): heap.bytes is what is
+     * mapped now, start_bytes what every reset maps again. */
+    uint64_t start_bytes;
+    uint64_t granule;        /* the mapping granularity */
+    int limit_by_allocator;  /* plan.limit_bytes is the allocator's most, not the one asked for */
+    uint64_t map_ends[KDA_POOL_MAX_MAPS]; /* device: where each mapping ends */
+    uint32_t n_maps;
+    uint32_t n_sms;          /* the multiprocessors it was planned for */
+} kda_pool;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the allocator compiled in (no GPU needed; cost: none) ---- */
+
+/* Its name as its paper writes it ("CountedBump", "ScatterAlloc 4096"). */
+const char *kda_allocator_name(void);
+/* Its CMake name ("countedbump"), and every name this build has, as
+ * "atomic awmalloc ...". */
+const char *kda_allocator_id(void);
+const char *kda_allocator_list(void);
+/* Whether kda_free makes memory reusable (0 for AtomicMalloc, AWMalloc,
+ * FDGMalloc). */
+int kda_allocator_frees(void);
+/* Whether its pool can grow in place; if not, *why says why. */
+int kda_allocator_grows(const char **why);
+/* Whether it can serve the k-d tree build; if not, *why says why. */
+int kda_allocator_builds(const char **why);
+/* The smallest pool it accepts, in bytes (0: any). */
+uint64_t kda_allocator_min_pool(void);
+
+/* ---- device pools (CUDA builds; the current device) ---- */
+
+/* A pool of `bytes` (rounded down to 16) of device memory, laid out and
+ * ready.  CudaMalloc and Halloc size CUDA's device heap instead (all or a
+ * quarter of it), which must happen before any kernel uses device malloc.
+ * Cost: two cudaMallocs and a reset. */
+int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
+/* A pool that grows in place: `limit` bytes of addresses reserved (less
+ * where the allocator addresses less: pool->plan.limit_bytes says),
+ * `start` bytes mapped (rounded up to the mapping granularity).  -1 where
+ * the allocator cannot grow (kda_allocator_grows) or the driver cannot
+ * (kda_pool_growth_supported). */
+int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char *err, size_t errlen);
+/* Maps the pool up to at least `bytes` (rounded up to the granularity,
+ * capped at the limit) and has the allocator take the new memory in; no
+ * block moves.  Runs on the default stream: kernels launched after it see
+ * the grown pool.  -1 when the limit is reached or the GPU is out of
+ * memory (nothing changed then).  Cost: one mapping and a 1-thread kernel. */
+int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
+/* Whether this GPU and driver can back a growable pool; if not, *why. */
+int kda_pool_growth_supported(const char **why);
+/* Frees every block at once: the pool is as created (a grown pool shrinks
+ * to its start).  Cost: a kernel over the allocator's layout, synchronises. */
+int kda_pool_reset(kda_pool *pool, char *err, size_t errlen);
+/* Free bytes and the largest block a request could get now.  Cost: copies
+ * the allocator's state (and, for the CMalloc family, the pool) to the
+ * host and walks it; synchronises.  space->known is 0 for CudaMalloc. */
+int kda_pool_space(const kda_pool *pool, kda_space *space, char *err, size_t errlen);
+void kda_pool_destroy(kda_pool *pool);
+
+/* ---- host pools: the same algorithms on CPU threads ----
+ * `n_sms` plays the number of multiprocessors: each thread says which it
+ * runs on with kda_host_set_sm(id) and which warp it plays with
+ * kda_host_set_warp(id) (port.h); a host thread is a warp of one.  -1 for
+ * CudaMalloc, which has no host side (KDA_ALLOC_HOST is 0). */
+int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen);
+/* Reserved with mmap, opened page by page with mprotect as it grows. */
+int kda_host_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, uint32_t n_sms, char *err,
+                                  size_t errlen);
+int kda_host_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
+void kda_host_pool_reset(kda_pool *pool);
+/* Walks the state in place (no copy). */
+int kda_host_pool_space(const kda_pool *pool, kda_space *space);
+void kda_host_pool_destroy(kda_pool *pool);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- allocating (device code, and host threads on a host pool) ----
+ * Defined by the allocator's header, inline, so they compile into the
+ * caller's kernels:
+ *   void *kda_malloc(const kda_heap *h, uint64_t size)
+ *       one thread's request; NULL when the pool cannot serve it.
+ *   void  kda_free(const kda_heap *h, void *p)
+ *       gives back a block of kda_malloc (NULL is ignored).  Stores that
+ *       other threads made to it must have been fenced by them
+ *       (__threadfence) first.
+ *   void *kda_malloc_warp(const kda_heap *h, uint64_t size, unsigned lanes)
+ *       warp-coalesced: called by every lane in the mask `lanes` (as with
+ *       __shfl_sync); one request of their sum, made by the lowest lane;
+ *       each gets its own 16-byte-aligned part (the lowest lane's part is
+ *       the block's start), or every lane NULL.
+ *   void  kda_free_warp(const kda_heap *h, void *p, unsigned lanes)
+ *       frees such a block; called by the same lanes, with their pointers.
+ *   void  kda_warp_done(const kda_heap *h)
+ *       the warp is done with what it allocated in this kernel (FDGMalloc
+ *       frees it all here; the others do nothing).
+ */
+
+#endif
