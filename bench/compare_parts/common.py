@@ -13,7 +13,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EXTRA_SCATTERALLOC_PAGES = (8192, 16384)  # the main build has ScatterAlloc with pages of 4096 bytes
 # The second line of `kdalloc --version`.
 NOT_MEASURED = "not measured"
-VERSION_LINE = re.compile(r"allocator: (.+) \((\w+); frees single blocks: (yes|no); k-d tree builds: (yes|no)\)$")
+VERSION_LINE = re.compile(r"allocator: (.+) \((\w+)(?:, the default)?; frees single blocks: (yes|no); "
+                          r"grows its pool: (?:yes|no); k-d tree builds: (yes|no)\)$")
 
 
 def log(msg):

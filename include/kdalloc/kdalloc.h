@@ -43,8 +43,9 @@
  * LIMITS
  *   Every pointer is 16-byte aligned; requests are padded to 16 bytes.  A
  *   pool is one contiguous range; AtomicMalloc and FDGMalloc do not free
- *   single blocks; Halloc and CudaMalloc take part of their pool from
- *   CUDA's device heap, which is sized once per process.
+ *   single blocks; CudaMalloc and FDGMalloc take all of their pool, and
+ *   Halloc a quarter, from CUDA's device heap, which is sized once per
+ *   process.
  */
 #ifndef KDALLOC_KDALLOC_H
 #define KDALLOC_KDALLOC_H
