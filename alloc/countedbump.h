@@ -118,7 +118,10 @@
 #define KDA_ALLOC_IN_POOL 1
 #define KDA_ALLOC_HOST 1
 #define KDA_ALLOC_BUILDS 1
-#define KDA_ALLOC_MIN_POOL 0
+/* 64 KiB: 64 chunks of 1 KiB, so that beside the slots' chunks some are
+ * left for requests of more than C/4 (with one chunk, the slot's, such a
+ * request could never be served). */
+#define KDA_ALLOC_MIN_POOL (64ull << 10)
 #define KDA_ALLOC_GROWS 1
 
 #define CB_COUNT_BITS 17

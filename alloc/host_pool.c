@@ -37,8 +37,8 @@ int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *e
     }
     bytes &= ~(uint64_t)(KDA_UNIT - 1);
     if (bytes < kda_allocator_min_pool()) {
-        snprintf(err, errlen, "%s needs a pool of at least %llu MiB (asked for %.1f MiB)", KDA_ALLOC_NAME,
-                 (unsigned long long)(kda_allocator_min_pool() >> 20), (double)bytes / (1 << 20));
+        snprintf(err, errlen, "%s needs a pool of at least %.4g MiB (asked for %.4g MiB)", KDA_ALLOC_NAME,
+                 (double)kda_allocator_min_pool() / (1 << 20), (double)bytes / (1 << 20));
         return -1;
     }
     pool->heap.bytes = bytes;

@@ -175,7 +175,7 @@ static int build_gpu(const tree_source *ts, const scene *s, tree_result *r)
         fprintf(stderr, "note: %s cannot grow its pool (%s): a fixed pool of %.0fx the root array instead\n",
                 r->gpu_stats.allocator, r->gpu_stats.pool_fixed_why, r->gpu_stats.pool_factor);
     if (r->gpu_stats.pool_raised)
-        fprintf(stderr, "note: pool raised to %s's minimum of %.0f MiB (the paper did the same)\n",
+        fprintf(stderr, "note: pool raised to %s's minimum of %.4g MiB (the paper did the same)\n",
                 r->gpu_stats.allocator, (double)r->gpu_stats.pool_bytes / (1 << 20));
     if (r->gpu_stats.pool_wrapped && kdtree_check(&r->host, s, err, sizeof err)) {
         cli_error("%s wrapped around its %.1f MiB pool and overwrote live arrays: the tree is invalid (%s); "

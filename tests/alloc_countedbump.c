@@ -407,16 +407,19 @@ Test(countedbump, shared_slot_bound_while_its_closer_is_held_up, .timeout = 120)
     const int per_sm[] = {2048, 2048, 2048, 2048, 64};
     share_run run;
     share_start(&run, &pool, sms, per_sm, 5, 4, C / 4);
-    /* Wait until every thread has begun and slot 0's value has stopped
-     * changing (or names another chunk). */
+    /* Wait until every thread has begun, slot 0 counts the adds of every
+     * thread its bound admits, and its value has stopped changing for
+     * 200 ms (an add too many would show); or it names another chunk.  On
+     * a loaded machine (CI, sanitizers) threads may start late: up to a
+     * minute. */
     uint64_t now = closed;
-    for (int i = 0, still = 0; i < 20000 && still < 50 && cb_slot_chunk(now) == 1; i++) {
+    for (int i = 0, still = 0; i < 60000 && still < 200 && cb_slot_chunk(now) == 1; i++) {
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
         uint64_t then = now;
         now = __atomic_load_n(cb_slot(h, 0), __ATOMIC_ACQUIRE);
         int begun = __atomic_load_n(&run.arrived, __ATOMIC_ACQUIRE) == (uint32_t)run.n;
-        still = begun && now == then && cb_slot_count(now) >= (uint32_t)per_sm[0] ? still + 1 : 0;
+        still = begun && now == then && cb_slot_count(now) >= adders * CB_SM_THREADS ? still + 1 : 0;
     }
     cr_log_info("%u adds to the closed value, bytes %llu", cb_slot_count(now), (unsigned long long)cb_slot_bytes(now));
     cr_assert_eq(cb_slot_chunk(now), 1, "the slot's chunk field is %u, not 1: the adds carried into it",

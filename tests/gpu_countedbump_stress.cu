@@ -161,9 +161,10 @@ extern "C" int cb_gpu_set_slots(kda_pool *pool, uint32_t slots, char *err, size_
         snprintf(err, errlen, "%u slots: a fixed pool of at most %u slots", slots, pool->heap.state.n_slots);
         return -1;
     }
-    /* fewer slots lay the state out within the bytes planned for more; the
-     * reset clears all of them and starts the slots again */
+    /* fewer slots lay the state out again within the bytes planned for
+     * more; the reset clears all of them and starts the slots again */
     pool->heap.state.n_slots = slots;
+    kda_alloc_bind(&pool->heap, (unsigned char *)pool->state_block);
     return kda_pool_reset(pool, err, errlen);
 }
 
