@@ -2,7 +2,13 @@
  * of the grid builds, checks and frees its lists through one of kdalloc's
  * allocators, inside one kernel; timed with CUDA events.
  *
- * Usage: list_workload_gpu [THREADS [ROUNDS [POOL_MIB]]]   (default 16384 4 1024)
+ * Usage: list_workload_gpu [THREADS [ROUNDS [POOL_MIB]]]   (default 16384 4 4096)
+ * The default pool holds about all that the workload allocates over its
+ * rounds (12.6 million blocks): CountedBump serves a chunk again only once
+ * every block in it is freed, and the lists that stay live keep most
+ * chunks from that.  On an H200 it runs the default in 160 ms; with
+ * 1024 MiB it returns NULL for 13% of the requests while 98% of the pool
+ * is free.  CMalloc, Halloc and ScatterAlloc need far less (docs/library.md).
  * Prints the allocations made, the failed ones (NULL: the pool ran out),
  * the blocks found overwritten and the kernel's time; exits 1 on any
  * failure, or when there is no usable GPU. */
@@ -55,7 +61,7 @@ int main(int argc, char **argv)
     }
     uint32_t threads = argc > 1 ? (uint32_t)parse(argv[1], "THREADS", 1, 1u << 22) : 16384;
     uint32_t rounds = argc > 2 ? (uint32_t)parse(argv[2], "ROUNDS", 1, 100000) : 4;
-    uint64_t pool_bytes = (uint64_t)(argc > 3 ? parse(argv[3], "POOL_MIB", 1, 1 << 20) : 1024) << 20;
+    uint64_t pool_bytes = (uint64_t)(argc > 3 ? parse(argv[3], "POOL_MIB", 1, 1 << 20) : 4096) << 20;
     if (pool_bytes < kda_allocator_min_pool()) pool_bytes = kda_allocator_min_pool();
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
