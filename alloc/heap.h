@@ -23,7 +23,7 @@ typedef struct kda_heap {
 } kda_heap;
 
 /* What an allocator's kda_alloc_plan says a pool of it needs; the pool
- * functions (host_pool.c, device_pool.cu) act on it. */
+ * functions (pool/host_pool.c, pool/device_pool.cu) act on it. */
 typedef struct kda_plan {
     uint64_t state_bytes;    /* the state block outside the pool (kda_alloc_bind lays it out) */
     uint64_t clear_bytes;    /* how much of its start every reset zeroes */
