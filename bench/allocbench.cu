@@ -347,6 +347,8 @@ static void usage(void)
             "  the paper's tests:  ad acd-size acd-pool acd-iters p warps regs frag\n"
             "  the survey's tests: live-warp live-thread mixed exhaustion (bench/survey.cu);\n"
             "                      --requesters and --size pick one point of their sweep\n"
+            "  reuse: fill the pool, free all but one block in every K, allocate again; the share\n"
+            "         of the freed bytes served again (bench/reuse.cu; --size: one block size)\n"
             "  soak: 10^8 random allocations and frees, every block pattern-checked, then the\n"
             "        allocator's state (or capacity) against a fresh pool's (--requesters: threads;\n"
             "        --seconds: stop sooner, default 600; the row says how many were reached)\n");
@@ -356,7 +358,7 @@ static void usage(void)
 static int is_survey_test(const char *test)
 {
     return !strcmp(test, "live-warp") || !strcmp(test, "live-thread") || !strcmp(test, "mixed") ||
-           !strcmp(test, "exhaustion") || !strcmp(test, "soak");
+           !strcmp(test, "exhaustion") || !strcmp(test, "soak") || !strcmp(test, "reuse");
 }
 
 /* A positive number argument, or a one-line error. */
@@ -396,13 +398,20 @@ int main(int argc, char **argv)
     if (!test) usage();
     if (is_survey_test(test)) {
         /* all blocks live at once: 10^6 warps x 8 KiB is 8 GiB (exhaustion: 256 MiB, Halloc's minimum) */
-        if (!pool_bytes) pool_bytes = !strcmp(test, "exhaustion") ? 256ull << 20 : !strcmp(test, "soak") ? 4ull << 30 : 16ull << 30;
+        int filling = !strcmp(test, "exhaustion") || !strcmp(test, "reuse"); /* 256 MiB: Halloc's minimum */
+        if (!pool_bytes) pool_bytes = filling ? 256ull << 20 : !strcmp(test, "soak") ? 4ull << 30 : 16ull << 30;
+        if (!strcmp(test, "reuse") && size % 16) {
+            fprintf(stderr, "kdalloc-allocbench: reuse: --size must be a multiple of 16\n");
+            return 2;
+        }
         if (size > pool_bytes) {
             fprintf(stderr, "kdalloc-allocbench: --size %llu is larger than the pool (%llu bytes)\n", size, pool_bytes);
             return 2;
         }
         if (header && !strcmp(test, "soak"))
             printf("test,allocator,threads,allocations,nulls,mismatches,misplaced,check,fresh,after,well_formed,ms\n");
+        else if (header && !strcmp(test, "reuse"))
+            printf("test,allocator,size,k,refill_size,filled,served,mismatches,pool_bytes\n");
         else if (header && strcmp(test, "exhaustion"))
             printf("test,allocator,requesters,size,malloc_ms,free_ms,nulls,mismatches,pool_bytes\n");
         else if (header)
@@ -412,7 +421,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "kdalloc-allocbench: %s\n", err);
             return 1;
         }
-        survey_run(&pool, test, (uint32_t)requesters, (uint32_t)size, seconds ? (unsigned)seconds : 600);
+        if (!strcmp(test, "reuse")) reuse_run(&pool, (uint32_t)size);
+        else survey_run(&pool, test, (uint32_t)requesters, (uint32_t)size, seconds ? (unsigned)seconds : 600);
         kda_pool_destroy(&pool);
         return 0;
     }

@@ -12,4 +12,8 @@
  * rows on stdout; -1 for an unknown test. */
 int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t size, unsigned seconds);
 
+/* The reuse test (reuse.cu): fill, keep one block in every K, refill;
+ * `size` picks one block size (0: 16 B .. 4 KiB).  CSV rows on stdout. */
+int reuse_run(kda_pool *pool, uint32_t size);
+
 #endif
