@@ -390,8 +390,7 @@ KDA_FN int cb_fill_locked(const kda_heap *h, uint32_t s, uint32_t locked)
     uint64_t seen = kda_load64(cb_slot(h, s)), next = 0, old;
     if (!cb_slot_chunk(seen)) {
         next = cb_fresh_chunk(h);
-        while (!cb_slot_chunk(seen) && (old = kda_cas64(cb_slot(h, s), seen, next)) != seen) seen = old;
-        if (cb_slot_chunk(seen) && next) cb_give_back(h, cb_slot_chunk(next) - 1, 1); /* never: see above */
+        while ((old = kda_cas64(cb_slot(h, s), seen, next)) != seen) seen = old; /* only adds move it */
     }
     kda_fence(); /* release: the slot's new value before the unlock */
     kda_store32(cb_fill(h, s), locked - 1);

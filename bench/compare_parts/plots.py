@@ -7,7 +7,8 @@ from .survey import survey_csv
 # ---------------------------------------------------------------- plots
 
 def curve_styles(variants):
-    """A marker, line style and colour per variant, distinct for 12 variants and the same in every figure."""
+    """A marker, line style and colour per variant, the same in every figure: markers repeat after 12 and
+    colours after 10, so no two of up to 60 variants look alike."""
     markers = "osD^v<>pP*Xh"
     return {v.key: {"marker": markers[i % len(markers)], "linestyle": ["-", "--", "-.", ":"][i % 4],
                     "color": "C%d" % (i % 10)} for i, v in enumerate(variants)}
