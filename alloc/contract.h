@@ -48,6 +48,11 @@
  *       KDA_ALLOC_RESET_HOST, with kda_alloc_reset_host(h) (host: the
  *           descriptor's part of a reset, before the items run);
  *       KDA_ALLOC_WARP_DONE, with kda_warp_done(h) (below);
+       KDA_ALLOC_DEVICE_OBJECT (CUDA only), with kda_alloc_device_renew(h,
+           err, errlen) and kda_alloc_device_release(h): an allocator whose
+           state is an object it makes itself in device memory (a peer
+           through its adapter): every reset of a device pool makes it anew,
+           the pool's destruction frees it;
  *       KDA_ALLOC_HAS_BLOCK_BYTES, with kda_alloc_block_bytes(view, offset):
  *           the bytes that serve the block at `offset` (the benchmarks'
  *           fragmentation figures).
@@ -83,6 +88,10 @@ static inline void kda_alloc_reset_host(kda_heap *h) { (void)h; }
 #define KDA_ALLOC_SPACE_READS_POOL 0
 #endif
 
+#ifndef KDA_ALLOC_DEVICE_OBJECT
+#define KDA_ALLOC_DEVICE_OBJECT 0
+#endif
+
 #ifndef KDA_ALLOC_GROWS
 #define KDA_ALLOC_GROWS 0
 #ifndef KDA_ALLOC_NO_GROW_WHY
@@ -95,9 +104,16 @@ static inline void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes) { (void)h, (
 /* The warp-coalesced pair, the same for every allocator (kdalloc.h says
  * what they do). */
 #ifdef __CUDACC__
+/* The hardware lane (threadIdx.x & 31 is one only in 1-D blocks). */
+KDA_FN unsigned kda_hw_lane(void)
+{
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
 KDA_FN void *kda_malloc_warp(const kda_heap *h, uint64_t size, unsigned lanes)
 {
-    unsigned lane = threadIdx.x & 31u;
+    unsigned lane = kda_hw_lane();
     int leader = __ffs(lanes) - 1;
     uint64_t padded = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
     /* Kept inline, not kda_warp_sums: the call cost the coalesced kernels
@@ -116,7 +132,7 @@ KDA_FN void *kda_malloc_warp(const kda_heap *h, uint64_t size, unsigned lanes)
 }
 KDA_FN void kda_free_warp(const kda_heap *h, void *p, unsigned lanes)
 {
-    if ((int)(threadIdx.x & 31u) == __ffs(lanes) - 1) kda_free(h, p);
+    if ((int)kda_hw_lane() == __ffs(lanes) - 1) kda_free(h, p);
 }
 #elif KDA_ALLOC_HOST
 /* A host thread is a warp of one. */

@@ -97,7 +97,12 @@ KDA_FN void kda_warp_sums(unsigned lanes, uint64_t v, uint64_t *below, uint64_t 
 
 #include <sched.h>
 
+#ifdef __cplusplus
+extern "C" {
+extern thread_local uint32_t kda_host_sm, kda_host_warp;
+#else
 extern _Thread_local uint32_t kda_host_sm, kda_host_warp;
+#endif
 static inline void kda_host_set_sm(uint32_t id) { kda_host_sm = id; }
 static inline void kda_host_set_warp(uint32_t id) { kda_host_warp = id; }
 
@@ -131,6 +136,9 @@ KDA_FN uint32_t kda_lane_id(void) { return 0; }
 /* The C library's malloc and free, behind a call (host_pool.c). */
 void *kda_sys_malloc(uint64_t size);
 void kda_sys_free(void *p);
+#ifdef __cplusplus
+}
+#endif
 
 #endif
 #endif

@@ -27,7 +27,7 @@ failed=0
 { echo "commit ${KDA_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$O/gpu.txt"
 
 B=build-gpu
-(cmake -S . -B $B -G Ninja -DKDA_ALL_ALLOCATORS=ON -DKDA_SHARED_SCENES="$S" > "$O/cmake_tests.log" 2>&1 &&
+(cmake -S . -B $B -G Ninja -DKDA_ALL_ALLOCATORS=ON -DKDA_PEERS=ON -DKDA_SHARED_SCENES="$S" > "$O/cmake_tests.log" 2>&1 &&
   cmake --build $B --target test_gpu_build_atomic test_gpu_build_slots32 test_gpu_render test_gpu_countedbump test_gpu_alloc_countedbump test_embree kdalloc-embree \
     > "$O/build_tests.log" 2>&1) &
 P1=$!

@@ -40,12 +40,17 @@ static int unmap_to(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
 extern "C" int kda_pool_reset(kda_pool *pool, char *err, size_t errlen)
 {
     if (pool->plan.limit_bytes && pool->n_maps > 1) { /* a grown pool starts small again */
-        if (unmap_to(pool, pool->start_bytes, err, errlen)) return -1;
+        if (cuda_failed(cudaDeviceSynchronize(), "resetting the pool", err, errlen) ||
+            unmap_to(pool, pool->start_bytes, err, errlen))
+            return -1;
         pool->heap.bytes = pool->start_bytes;
         if (kda_alloc_plan(&pool->heap, &pool->plan, pool->start_bytes, pool->n_sms, err, errlen)) return -1;
         kda_alloc_bind(&pool->heap, (unsigned char *)pool->state_block);
     }
     kda_alloc_reset_host(&pool->heap);
+#if KDA_ALLOC_DEVICE_OBJECT
+    if (kda_alloc_device_renew(&pool->heap, err, errlen)) return -1;
+#endif
     if (run_reset_items(pool, err, errlen)) return -1;
     if (pool->plan.clear_bytes &&
         cuda_failed(cudaMemset(pool->state_block, 0, pool->plan.clear_bytes), "resetting the pool", err, errlen))
@@ -83,9 +88,11 @@ static int size_device_heap(uint64_t bytes, char *err, size_t errlen)
 static int new_state_block(kda_pool *pool, const char *what, char *err, size_t errlen)
 {
     if (!pool->plan.state_bytes) return 0;
-    if (cuda_failed(cudaMalloc(&pool->state_block, pool->plan.state_bytes), what, err, errlen) ||
-        cuda_failed(cudaMemset(pool->state_block, 0, pool->plan.state_bytes), what, err, errlen))
+    if (cuda_failed(cudaMalloc(&pool->state_block, pool->plan.state_bytes), what, err, errlen)) {
+        pool->state_block = NULL;
         return -1;
+    }
+    if (cuda_failed(cudaMemset(pool->state_block, 0, pool->plan.state_bytes), what, err, errlen)) return -1;
     kda_alloc_bind(&pool->heap, (unsigned char *)pool->state_block);
     return 0;
 }
@@ -112,8 +119,13 @@ extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t
     if (pool->plan.sys_heap_bytes && size_device_heap(pool->plan.sys_heap_bytes, err, errlen)) return -1;
     char what[96];
     snprintf(what, sizeof what, "allocating a pool of %.1f MiB on the GPU", (double)bytes / (1 << 20));
-    if (new_state_block(pool, what, err, errlen)) return -1;
-    if (pool->plan.sys_heap_bytes < bytes) { /* the part the allocator lays out itself */
+    if (new_state_block(pool, what, err, errlen)) {
+        kda_pool_destroy(pool);
+        return -1;
+    }
+    /* the part the allocator lays out itself (an allocator with an object
+     * of its own takes its memory itself) */
+    if (!KDA_ALLOC_DEVICE_OBJECT && pool->plan.sys_heap_bytes < bytes) {
         if (cuda_failed(cudaMalloc((void **)&h->base, bytes - pool->plan.sys_heap_bytes), what, err, errlen)) {
             kda_pool_destroy(pool);
             return -1;
@@ -134,6 +146,9 @@ extern "C" void kda_pool_destroy(kda_pool *pool)
         char err[128];
         if (run_reset_items(pool, err, sizeof err) == 0) cudaDeviceSynchronize();
     }
+#if KDA_ALLOC_DEVICE_OBJECT
+    kda_alloc_device_release(&pool->heap);
+#endif
     if (pool->plan.limit_bytes) release_range(pool);
     else if (pool->heap.base) cudaFree(pool->heap.base);
     if (pool->state_block) cudaFree(pool->state_block);
@@ -183,7 +198,7 @@ static int vmm_load(char *err, size_t errlen)
             cudaGetLastError();
             memset(&vmm, 0, sizeof vmm);
             snprintf(err, errlen, "the CUDA driver has no %s: a growable pool needs CUDA's virtual memory calls "
-                                  "(use a fixed pool: --pool-factor or --pool-mb)", want[i].name);
+                                  "(use a fixed pool)", want[i].name);
             return -1;
         }
     }
@@ -195,17 +210,17 @@ extern "C" int kda_pool_growth_supported(const char **why)
     char err[256];
     int device = 0, supported = 0;
     if (vmm_load(err, sizeof err)) {
-        *why = "the CUDA driver has no virtual memory calls";
+        if (why) *why = "the CUDA driver has no virtual memory calls";
         return 0;
     }
     cudaGetDevice(&device);
     if (vmm.attribute(&supported, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, (CUdevice)device) !=
             CUDA_SUCCESS ||
         !supported) {
-        *why = "this GPU or its driver has no virtual memory management";
+        if (why) *why = "this GPU or its driver has no virtual memory management";
         return 0;
     }
-    *why = NULL;
+    if (why) *why = NULL;
     return 1;
 }
 
@@ -288,7 +303,7 @@ static void release_range(kda_pool *pool)
 
 static uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
-extern "C" int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char *err, size_t errlen)
+static int create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char *err, size_t errlen)
 {
     memset(pool, 0, sizeof *pool);
     const char *why;
@@ -311,6 +326,7 @@ extern "C" int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t
     pool->on_device = 1;
     pool->granule = granule;
     pool->n_sms = (uint32_t)sms;
+    if (start < kda_allocator_min_pool()) start = kda_allocator_min_pool(); /* as a fixed pool needs */
     start = round_up(start ? start : 1, granule);
     plan->limit_bytes = limit / granule * granule;
     if (plan->limit_bytes < start) plan->limit_bytes = start;
@@ -345,6 +361,13 @@ extern "C" int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t
         return -1;
     }
     return 0;
+}
+
+extern "C" int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char *err, size_t errlen)
+{
+    int rc = create_growable(pool, start, limit, err, errlen);
+    if (rc) memset(pool, 0, sizeof *pool); /* a failed create leaves nothing half set */
+    return rc;
 }
 
 __global__ void grow_pool(kda_heap before, kda_heap after) { kda_alloc_grow(&before, &after); }

@@ -112,6 +112,7 @@ int kda_host_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit
     }
 #if KDA_ALLOC_HOST
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    if (start < kda_allocator_min_pool()) start = kda_allocator_min_pool(); /* as a fixed pool needs */
     start = (start + page - 1) / page * page;
     pool->granule = page;
     pool->n_sms = n_sms;
@@ -127,7 +128,7 @@ int kda_host_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit
     pool->limit_by_allocator = plan->limit_bytes < asked;
     if (plan->limit_bytes < start || kda_alloc_plan(&pool->heap, plan, start, n_sms, err, errlen)) {
         snprintf(err, errlen, "%s cannot address a pool of %llu bytes", KDA_ALLOC_NAME, (unsigned long long)start);
-        plan->limit_bytes = 0;
+        memset(pool, 0, sizeof *pool);
         return -1;
     }
     pool->start_bytes = start;

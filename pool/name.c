@@ -8,10 +8,10 @@ uint64_t kda_allocator_min_pool(void) { return KDA_ALLOC_MIN_POOL; }
 int kda_allocator_builds(const char **why)
 {
 #if KDA_ALLOC_BUILDS
-    *why = NULL;
+    if (why) *why = NULL;
     return 1;
 #else
-    *why = KDA_ALLOC_NO_BUILD_WHY;
+    if (why) *why = KDA_ALLOC_NO_BUILD_WHY;
     return 0;
 #endif
 }
@@ -19,10 +19,10 @@ int kda_allocator_builds(const char **why)
 int kda_allocator_grows(const char **why)
 {
 #if KDA_ALLOC_GROWS
-    *why = NULL;
+    if (why) *why = NULL;
     return 1;
 #else
-    *why = KDA_ALLOC_NO_GROW_WHY;
+    if (why) *why = KDA_ALLOC_NO_GROW_WHY;
     return 0;
 #endif
 }

@@ -18,7 +18,7 @@ status=0
 step() { echo "=== $*"; }
 
 step "configure and build (all allocators)"
-cmake -S . -B "$build" -G Ninja -DKDA_ALL_ALLOCATORS=ON ${SCENES:+-DKDA_SHARED_SCENES=$SCENES} >"$logs/configure.log" 2>&1 &&
+cmake -S . -B "$build" -G Ninja -DKDA_ALL_ALLOCATORS=ON -DKDA_PEERS=ON ${SCENES:+-DKDA_SHARED_SCENES=$SCENES} >"$logs/configure.log" 2>&1 &&
   cmake --build "$build" >"$logs/build.log" 2>&1 || { tail -30 "$logs/build.log"; exit 1; }
 
 if [ "${SKIP_SUITE:-0}" != 1 ]; then

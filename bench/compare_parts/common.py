@@ -119,7 +119,7 @@ def scatteralloc_dir(build, page):
 
 def build_all(build):
     """Every allocator into build, and ScatterAlloc at the extra page sizes into build-sa<page>."""
-    steps = [(build, ["-DKDA_ALL_ALLOCATORS=ON", "-DKDA_SCATTERALLOC_PAGE_SIZE=4096"], [])]
+    steps = [(build, ["-DKDA_ALL_ALLOCATORS=ON", "-DKDA_PEERS=ON", "-DKDA_SCATTERALLOC_PAGE_SIZE=4096"], [])]
     for page in EXTRA_SCATTERALLOC_PAGES:
         steps.append((scatteralloc_dir(build, page),
                       ["-DKDA_ALLOCATOR=scatteralloc", "-DKDA_SCATTERALLOC_PAGE_SIZE=%d" % page],

@@ -1,7 +1,9 @@
 /* minimal.c - the smallest use of an installed kdalloc (docs/library.md):
  * four host threads allocate, fill, check and free blocks in one pool of
- * CountedBump, the allocator its CMakeLists.txt links.  Exits 1 when a
- * block was not served or not intact. */
+ * CountedBump, the allocator its CMakeLists.txt links; then a pool on the
+ * GPU is made and given back (kernels that allocate from it are CUDA code:
+ * examples/list_workload).  Exits 1 when a block was not served or not
+ * intact; a machine without a GPU only says so. */
 #include <stdio.h>
 #include <threads.h>
 
@@ -44,5 +46,12 @@ int main(void)
     printf("%s: 40000 blocks %s; %.1f of %.1f MiB free after\n", kda_allocator_name(), failed ? "FAILED" : "served and intact",
            (double)space.free_bytes / (1 << 20), (double)pool.heap.bytes / (1 << 20));
     kda_host_pool_destroy(&pool);
+    kda_pool gpu;
+    if (kda_pool_create(&gpu, 64u << 20, err, sizeof err) == 0) {
+        printf("a 64 MiB pool on the GPU: made and given back\n");
+        kda_pool_destroy(&gpu);
+    } else {
+        printf("no pool on the GPU: %s\n", err);
+    }
     return failed;
 }

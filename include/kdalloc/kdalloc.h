@@ -15,6 +15,8 @@
  *     halloc        Halloc         slabs of size classes, bitmaps (Adinetz 2014)
  *     fdgmalloc     FDGMalloc      per-warp superblocks, freed all at once (Widmer 2013)
  *     countedbump   CountedBump    per-SM bump in chunks that count their blocks
+ *     gallatin      Gallatin       a peer (McCoy & Pandey 2024), linked from its published
+ *                                  headers: GPU only, built with -DKDA_PEERS=ON
  *   docs/library.md says which suits which workload, and each one's limits.
  *   There is no run-time dispatch: kda_malloc compiles to one algorithm.
  *
@@ -45,7 +47,8 @@
  *   pool is one contiguous range; AtomicMalloc and FDGMalloc do not free
  *   single blocks; CudaMalloc and FDGMalloc take all of their pool, and
  *   Halloc a quarter, from CUDA's device heap, which is sized once per
- *   process.
+ *   process (on a host pool, FDGMalloc and Halloc's large requests use the
+ *   C library's malloc, which the pool's size does not bound).
  */
 #ifndef KDALLOC_KDALLOC_H
 #define KDALLOC_KDALLOC_H
@@ -104,9 +107,10 @@ uint64_t kda_allocator_min_pool(void);
 /* ---- device pools (CUDA builds; the current device) ---- */
 
 /* A pool of `bytes` (rounded down to 16) of device memory, laid out and
- * ready.  CudaMalloc and Halloc size CUDA's device heap instead (all or a
- * quarter of it), which must happen before any kernel uses device malloc.
- * Cost: two cudaMallocs and a reset. */
+ * ready.  CudaMalloc, FDGMalloc and Halloc size CUDA's device heap instead
+ * (all of it, or a quarter), which must happen before any kernel uses
+ * device malloc; Gallatin lays out memory of its own.  Cost: two
+ * cudaMallocs and a reset. */
 int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
 /* A pool that grows in place: `limit` bytes of addresses reserved (less
  * where the allocator addresses less: pool->plan.limit_bytes says),
@@ -117,17 +121,21 @@ int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, cha
 /* Maps the pool up to at least `bytes` (rounded up to the granularity,
  * capped at the limit) and has the allocator take the new memory in; no
  * block moves.  Runs on the default stream: kernels launched after it see
- * the grown pool.  -1 when the limit is reached or the GPU is out of
- * memory (nothing changed then).  Cost: one mapping and a 1-thread kernel. */
+ * the grown pool.  -1 when the limit is reached, the GPU is out of memory
+ * or the pool has grown KDA_POOL_MAX_MAPS times (nothing changed then).
+ * Cost: one mapping and a 1-thread kernel. */
 int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen);
 /* Whether this GPU and driver can back a growable pool; if not, *why. */
 int kda_pool_growth_supported(const char **why);
 /* Frees every block at once: the pool is as created (a grown pool shrinks
- * to its start).  Cost: a kernel over the allocator's layout, synchronises. */
+ * to its start).  Not the blocks that Halloc (above 3 KiB) and CudaMalloc
+ * took from CUDA's device heap: free those first.  Cost: a kernel over the
+ * allocator's layout, synchronises. */
 int kda_pool_reset(kda_pool *pool, char *err, size_t errlen);
 /* Free bytes and the largest block a request could get now.  Cost: copies
  * the allocator's state (and, for the CMalloc family, the pool) to the
- * host and walks it; synchronises.  space->known is 0 for CudaMalloc. */
+ * host and walks it; synchronises.  space->known is 0 where the allocator
+ * cannot tell: CudaMalloc, FDGMalloc, Gallatin, a malformed CMalloc list. */
 int kda_pool_space(const kda_pool *pool, kda_space *space, char *err, size_t errlen);
 void kda_pool_destroy(kda_pool *pool);
 
