@@ -153,3 +153,59 @@ def survey_tables(args, variants, failures):
     log("wrote survey_tables.md")
 
 
+
+
+# ---------------------------------------------------------------- reuse around live blocks
+
+REUSE_SIZES = (16, 64, 256, 1024, 4096)
+REUSE_HEAD = "test,allocator,size,k,refill_size,filled,served,mismatches,pool_bytes"
+REUSE_PROTOCOL = """\
+Protocol (kdalloc-allocbench --test reuse, bench/reuse.cu; a 256 MiB pool): lane 0 of each warp allocates
+blocks of one size until its first NULL (filled: the share of the pool handed out); all but one block in
+every K of that list (in the order they were handed out, every SM's mixed) are freed; then blocks of the
+same size, or of 64 B (1 KiB after 64 B), are allocated until the first NULL or until as many bytes as
+were freed are served (served: that share of the freed bytes); every live block is checked (mismatches:
+words read back wrong: a block handed out twice).  Each cell: the lowest share over K = 2, 4, 16 and 64."""
+
+
+def reuse_sweep(args, runs, variants):
+    """The reuse test for every variant, one run per block size, into reuse.csv; returns the failures."""
+    rows, failures = [], {}
+    for v in variants:
+        for size in REUSE_SIZES:
+            rec = allocbench_run(args, runs, "reuse", v, "reuse", ["--size", str(size)], size, args.timeout)
+            rows.extend(rec["rows"])
+            failures[(v.key, size)] = rec["failure"]
+    with open(os.path.join(args.out, "reuse.csv"), "w") as f:
+        f.write(REUSE_HEAD + "\n" + "".join(r + "\n" for r in rows))
+    log("wrote reuse.csv")
+    return failures
+
+
+def reuse_table(args, variants, failures):
+    """reuse.md: per variant and block size, the fill, and the lowest share served again over K, at the same
+    size and at another; mismatches summed."""
+    got = {}
+    for r in read_csv(os.path.join(args.out, "reuse.csv")):
+        got.setdefault((r["allocator"], int(r["size"])), []).append(r)
+    head = [size_label(s) + " " + c for s in REUSE_SIZES for c in ("fill", "same", "other")]
+    lines = ["# Reuse around live blocks", "", "| Allocator | %s | mismatches |" % " | ".join(head),
+             "|---|" + "---:|" * len(head) + "---:|"]
+    for v in variants:
+        cells, bad = [], 0
+        for s in REUSE_SIZES:
+            rs = got.get((v.name, s))
+            if not rs:
+                cells += [failures.get((v.key, s)) or "-", "-", "-"]
+                continue
+            same = [float(r["served"]) for r in rs if int(r["refill_size"]) == s]
+            other = [float(r["served"]) for r in rs if int(r["refill_size"]) != s]
+            cells += ["%.2f" % min(float(r["filled"]) for r in rs), "%.2f" % min(same) if same else "-",
+                      "%.2f" % min(other) if other else "-"]
+            bad += sum(int(r["mismatches"]) for r in rs)
+        lines.append("| %s | %s | %s |" % (v.name, " | ".join(cells), bad if got else "-"))
+    lines += ["", "fill: share of the pool handed out; same, other: share of the freed bytes served again, at the "
+              "same size and at another (the lowest over K).  -: no data.", "", REUSE_PROTOCOL]
+    with open(os.path.join(args.out, "reuse.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    log("wrote reuse.md")
