@@ -9,8 +9,8 @@
  * refill served.  Oracles: owner patterns over every byte of every live
  * block (a block handed out twice breaks one); the allocators whose design
  * reuses freed blocks of their size (the CMalloc family, ScatterAlloc,
- * Halloc) must serve at least 90% of the freed bytes again at the same
- * size.  CountedBump recycles a chunk only when all of its blocks are
+ * Halloc, SlabBump) must serve at least 90% of the freed bytes again at the
+ * same size.  CountedBump recycles a chunk only when all of its blocks are
  * freed, so with one live block in every chunk it serves none of them:
  * shown, not hidden (docs/alloc.md). */
 #include "test_alloc.h"
@@ -88,7 +88,8 @@ Test(reuse, around_live_blocks, .timeout = 600)
                             share(r.filled_bytes, r.pool_bytes), served);
                 cr_assert_eq(r.bad, 0, "%u B, K = %u, refill %u B: %llu blocks overwritten", size, k, refill,
                              (unsigned long long)r.bad);
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR) || defined(KDA_ALLOCATOR_SCATTERALLOC) || defined(KDA_ALLOCATOR_HALLOC)
+#if defined(KDA_ALLOCATOR_IS_CIRCULAR) || defined(KDA_ALLOCATOR_SCATTERALLOC) || defined(KDA_ALLOCATOR_HALLOC) || \
+    defined(KDA_ALLOCATOR_SLABBUMP)
                 if (!other)
                     cr_assert_geq(served, 0.9, "%u B, K = %u: %.1f%% of the freed bytes served again", size, k,
                                   100 * served);

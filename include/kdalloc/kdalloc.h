@@ -15,6 +15,8 @@
  *     halloc        Halloc         slabs of size classes, bitmaps (Adinetz 2014)
  *     fdgmalloc     FDGMalloc      per-warp superblocks, freed all at once (Widmer 2013)
  *     countedbump   CountedBump    per-SM bump in chunks that count their blocks
+ *     slabbump      SlabBump       per-SM, per-class bump in chunks whose freed
+ *                                  blocks are served again (bitmaps)
  *     gallatin      Gallatin       a peer (McCoy & Pandey 2024), linked from its published
  *                                  headers: GPU only, built with -DKDA_PEERS=ON
  *   docs/library.md says which suits which workload, and each one's limits.

@@ -1,0 +1,445 @@
+/* slabbump.h - SlabBump, this project's second allocator (beyond the paper;
+ * docs/alloc.md): CountedBump's one atomicAdd per request, on a counter per
+ * SM and size class, in chunks of one size class whose freed blocks are
+ * served again while other blocks of the chunk stay live.
+ *
+ * Pool.  Chunks of C bytes (a power of two from 4 KiB to 64 KiB, about
+ * pool / (8 x SMs), at least 64 chunks).  A chunk is free, or serves one
+ * size class (16 B to 16 KiB, two classes an octave, up to C/4), or is
+ * part of a run of whole chunks for a larger request.  Each (SM, class) has a slot that hands out
+ * the blocks of its current chunk: one atomicAdd takes a ticket.
+ *
+ * State, outside the pool (kda_state):
+ *   slot[s]      64 bits in its own 128-byte line: chunk + 1 (top 21 bits;
+ *                0: none), the tickets it may hand out (19), whether they
+ *                are the chunk's first life (1), tickets taken (low 23);
+ *                beside it the fill word (1 while a request fills the slot)
+ *   status[c]    32 bits: state (free, active in a slot, closed, queued for
+ *                reuse), class + 1 (or a run's mark), and the blocks freed
+ *                and not yet taken back (low 25 bits)
+ *   freed[c][]   one bit a block: freed since the chunk was last installed
+ *   avail[c][]   one bit a block: free for the tickets of the slot it is in
+ *   taken[]      one bit a chunk: not free; reusable[k][]: queued, class k
+ *   run[c]       a run's chunk count, at its first chunk; lock, hint
+ *
+ * malloc(S), S up to the largest class: the ticket t of the SM's slot for
+ * S's class.  t < limit: in a chunk's first life the block is t; after
+ * that, t claims one bit of avail (atomicAnd from a hashed word on).
+ * t == limit: this request closes the chunk and installs the next: a chunk
+ * of the class queued for reuse (its freed bits move to avail: limit = how
+ * many), else a free chunk (first life: limit = blocks a chunk), else none.
+ * t > limit: wait until the slot changes, then ask again.  An empty slot is
+ * filled by one request at a time, under its fill word.  Larger requests
+ * take runs of whole chunks, from the top of the pool, under a lock.
+ *
+ * free(p): the chunk's freed count + 1, then p's bit in freed.  A closed
+ * chunk whose count reaches a quarter of its blocks is queued for reuse, by
+ * the request that made it so (or by its closer, if it had already).
+ *
+ * Invariants (why no block is handed out twice).
+ *   - In a chunk's first life block t goes to ticket t of the one slot
+ *     value that installed it, and a chunk has one first life a reset.
+ *   - Every other block comes from an avail bit.  A bit is set in freed by
+ *     the one free of a block handed out, moved to avail by the one
+ *     installer that swaps the word to 0, and cleared by the one atomicAnd
+ *     that finds it set: so each free serves one request again.
+ *   - The tickets under a limit equal the bits moved in for them; a
+ *     ticket's holder searches until it claims a bit, and a bit claimed by
+ *     a late holder of an older ticket leaves one of its own for a later
+ *     one: every holder finds one, and no two the same.
+ *   - The freed count is added before the bit is set, so an installer never
+ *     takes away more than the count holds.
+ *   - A chunk is active in one slot at a time: it leaves the free set, and
+ *     the reuse queue, by one atomic each.
+ * Limits: a chunk keeps its class until the pool is reset (memory freed in
+ * one class serves that class only); 4 blocks at least a chunk.
+ */
+#ifndef KDA_SLABBUMP_H
+#define KDA_SLABBUMP_H
+
+#include <stdio.h>
+
+#define KDA_ALLOC_NAME "SlabBump"
+#define KDA_ALLOC_FREES 1
+#define KDA_ALLOC_IN_POOL 1
+#define KDA_ALLOC_HOST 1
+#define KDA_ALLOC_BUILDS 1
+#define KDA_ALLOC_MIN_POOL (256ull << 10) /* 64 chunks of 4 KiB */
+#define KDA_ALLOC_NO_GROW_WHY "its chunk sets are laid out for the pool's chunk count"
+
+#define SB_CLASSES 20
+#define SB_MIN_CHUNK 4096u
+#define SB_MAX_CHUNK 65536u
+#define SB_SLOT_STRIDE 16 /* words: each slot in its own 128-byte line */
+#define SB_TICKET_BITS 23
+#define SB_FIRST_BIT 23   /* the first-life flag */
+#define SB_LIMIT_SHIFT 24 /* 19 bits */
+#define SB_CHUNK_SHIFT 43 /* 21 bits */
+#define SB_COUNT_MASK ((1u << 25) - 1)
+#define SB_CLASS_SHIFT 25
+#define SB_RUN_MARK 31u   /* class field of a run's first chunk */
+#define SB_STATE_SHIFT 30
+enum { SB_FREE = 0, SB_ACTIVE = 1, SB_CLOSED = 2, SB_QUEUED = 3 };
+
+#include "port.h"
+
+typedef struct kda_state {
+    uint64_t *slots;       /* [n_slots * SB_SLOT_STRIDE] */
+    uint32_t *status;      /* [chunks] */
+    uint32_t *freed;       /* [chunks][words] */
+    uint32_t *avail;       /* [chunks][words] */
+    uint64_t *taken;       /* [ceil(chunks / 64)] */
+    uint64_t *reusable;    /* [SB_CLASSES][ceil(chunks / 64)] */
+    uint32_t *run;         /* [chunks] */
+    uint32_t *lock;        /* the runs' */
+    uint32_t *hint;        /* the lowest taken word that may have a free chunk */
+    uint32_t chunks, chunk_bytes, words; /* words: bitmap words a chunk */
+    uint32_t n_sms, classes;             /* slots: n_sms x classes; classes usable (block <= C/4) */
+} kda_state;
+
+#include "heap.h"
+
+KDA_HD uint32_t sb_popc(uint32_t x)
+{
+#ifdef __CUDA_ARCH__
+    return (uint32_t)__popc(x);
+#else
+    return (uint32_t)__builtin_popcount(x);
+#endif
+}
+
+/* Class k's block: 16 x {1, 2, 3, 4, 6, 8, 12, ..., 768, 1024} bytes. */
+KDA_HD uint32_t sb_block(uint32_t k) { return k == 0 ? 16u : (k % 2 ? 16u : 24u) << ((k + 1) / 2); }
+KDA_HD uint32_t sb_blocks(const kda_heap *h, uint32_t k) { return h->state.chunk_bytes / sb_block(k); }
+KDA_HD uint32_t sb_class_of(const kda_heap *h, uint64_t need)
+{
+    for (uint32_t k = 0; k < h->state.classes; k++)
+        if (sb_block(k) >= need) return k;
+    return SB_CLASSES; /* a run */
+}
+KDA_HD uint32_t sb_words_of(const kda_heap *h) { return (h->state.chunks + 63) / 64; }
+KDA_HD uint64_t *sb_slot(const kda_heap *h, uint32_t s) { return h->state.slots + (uint64_t)s * SB_SLOT_STRIDE; }
+KDA_HD uint32_t *sb_fill(const kda_heap *h, uint32_t s) { return (uint32_t *)(sb_slot(h, s) + 1); }
+KDA_HD uint32_t *sb_freed(const kda_heap *h, uint32_t c) { return h->state.freed + (uint64_t)c * h->state.words; }
+KDA_HD uint32_t *sb_avail(const kda_heap *h, uint32_t c) { return h->state.avail + (uint64_t)c * h->state.words; }
+KDA_HD uint64_t *sb_reusable(const kda_heap *h, uint32_t k) { return h->state.reusable + (uint64_t)k * sb_words_of(h); }
+
+KDA_HD uint32_t sb_v_chunk(uint64_t v) { return (uint32_t)(v >> SB_CHUNK_SHIFT); }
+KDA_HD uint32_t sb_v_limit(uint64_t v) { return (uint32_t)(v >> SB_LIMIT_SHIFT) & ((1u << 19) - 1); }
+KDA_HD uint32_t sb_v_first(uint64_t v) { return (uint32_t)(v >> SB_FIRST_BIT) & 1u; }
+KDA_HD uint32_t sb_v_ticket(uint64_t v) { return (uint32_t)v & ((1u << SB_TICKET_BITS) - 1); }
+KDA_HD uint64_t sb_value(uint32_t c, uint32_t limit, uint32_t first)
+{
+    return (uint64_t)(c + 1) << SB_CHUNK_SHIFT | (uint64_t)limit << SB_LIMIT_SHIFT | (uint64_t)first << SB_FIRST_BIT;
+}
+KDA_HD uint32_t sb_state(uint32_t st) { return st >> SB_STATE_SHIFT; }
+KDA_HD uint32_t sb_class1(uint32_t st) { return st >> SB_CLASS_SHIFT & 31u; }
+KDA_HD uint32_t sb_status(uint32_t state, uint32_t class1, uint32_t count)
+{
+    return state << SB_STATE_SHIFT | class1 << SB_CLASS_SHIFT | count;
+}
+/* Queue for reuse at a quarter of the chunk's blocks freed. */
+KDA_HD uint32_t sb_threshold(const kda_heap *h, uint32_t k)
+{
+    uint32_t q = sb_blocks(h, k) / 4;
+    return q ? q : 1;
+}
+
+/* ---- the chunk sets ---- */
+
+/* A free chunk, taken (its bit set), or UINT32_MAX. */
+KDA_FN uint32_t sb_take_free(const kda_heap *h)
+{
+    uint32_t words = sb_words_of(h), first = kda_load32(h->state.hint);
+    for (uint32_t i = 0; i < words; i++) {
+        uint32_t w = (first + i) % words, left = h->state.chunks - 64 * w;
+        uint64_t valid = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
+        uint64_t x = kda_load64(&h->state.taken[w]);
+        while (~x & valid) {
+            uint64_t bit = (~x & valid) & (0 - (~x & valid));
+            uint64_t old = kda_or64(&h->state.taken[w], bit);
+            if (!(old & bit)) {
+                if (i) kda_store32(h->state.hint, w);
+                return 64 * w + (uint32_t)(63 - kda_clz64(bit));
+            }
+            x = old | bit;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* A chunk of class k queued for reuse, taken off the queue, or UINT32_MAX. */
+KDA_FN uint32_t sb_take_queued(const kda_heap *h, uint32_t k)
+{
+    uint64_t *q = sb_reusable(h, k);
+    for (uint32_t w = 0, words = sb_words_of(h); w < words; w++) {
+        uint64_t x = kda_load64(&q[w]);
+        while (x) {
+            uint64_t bit = x & (0 - x);
+            uint64_t old = kda_and64(&q[w], ~bit);
+            if (old & bit) return 64 * w + (uint32_t)(63 - kda_clz64(bit));
+            x = old & ~bit;
+        }
+    }
+    return UINT32_MAX;
+}
+
+KDA_FN void sb_queue(const kda_heap *h, uint32_t c, uint32_t k)
+{
+    kda_fence(); /* the state before the queue's bit */
+    kda_or64(&sb_reusable(h, k)[c / 64], (uint64_t)1 << (c % 64));
+}
+
+/* Moves from state `from` to `to`, keeping class and count. */
+KDA_FN uint32_t sb_move(const kda_heap *h, uint32_t c, uint32_t from, uint32_t to)
+{
+    uint32_t st = kda_load32(&h->state.status[c]), old;
+    while (sb_state(st) == from &&
+           (old = kda_cas32(&h->state.status[c], st, (st & ~(3u << SB_STATE_SHIFT)) | to << SB_STATE_SHIFT)) != st)
+        st = old;
+    return st; /* the status it moved from (or found in another state) */
+}
+
+/* The slot value that installs the next chunk of class k: one queued for
+ * reuse (its freed blocks moved to avail), or a free one; 0 for none. */
+KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
+{
+    uint32_t c = sb_take_queued(h, k);
+    if (c != UINT32_MAX) {
+        kda_fence(); /* acquire: after the queue's bit */
+        sb_move(h, c, SB_QUEUED, SB_ACTIVE);
+        uint32_t moved = 0, *freed = sb_freed(h, c), *avail = sb_avail(h, c);
+        for (uint32_t w = 0; w < h->state.words; w++) {
+            uint32_t x = kda_and32(&freed[w], 0u);
+            if (x) {
+                kda_or32(&avail[w], x);
+                moved += sb_popc(x);
+            }
+        }
+        kda_add32(&h->state.status[c], 0u - moved);
+        kda_fence(); /* release: avail before the slot names the chunk */
+        return sb_value(c, moved, 0);
+    }
+    c = sb_take_free(h);
+    if (c == UINT32_MAX) return 0;
+    kda_store32(&h->state.status[c], sb_status(SB_ACTIVE, k + 1, 0));
+    kda_fence();
+    return sb_value(c, sb_blocks(h, k), 1);
+}
+
+/* The closer's step: chunk c leaves its slot, and is queued if enough of
+ * it is free already. */
+KDA_FN void sb_close(const kda_heap *h, uint32_t c, uint32_t k)
+{
+    uint32_t st = sb_move(h, c, SB_ACTIVE, SB_CLOSED);
+    if ((st & SB_COUNT_MASK) >= sb_threshold(h, k) && sb_state(sb_move(h, c, SB_CLOSED, SB_QUEUED)) == SB_CLOSED)
+        sb_queue(h, c, k);
+}
+
+/* ---- runs of whole chunks, for requests above the largest class ---- */
+
+KDA_FN void *sb_take_run(const kda_heap *h, uint64_t need)
+{
+    uint64_t k = (need + h->state.chunk_bytes - 1) / h->state.chunk_bytes;
+    if (k > h->state.chunks) return NULL;
+    while (kda_cas32(h->state.lock, 0, 1) != 0) kda_pause();
+    kda_fence();
+    void *got = NULL;
+    uint32_t run = 0;
+    for (int64_t c = (int64_t)h->state.chunks - 1; c >= 0 && !got; c--) { /* from the top down */
+        if (kda_load64(&h->state.taken[c / 64]) >> (c % 64) & 1) {
+            run = 0;
+            continue;
+        }
+        if (++run < k) continue;
+        uint32_t lo = (uint32_t)c, i = 0; /* take them; a chunk a slot took meanwhile ends the try */
+        while (i < k && !(kda_or64(&h->state.taken[(lo + i) / 64], (uint64_t)1 << ((lo + i) % 64)) >>
+                          ((lo + i) % 64) & 1))
+            i++;
+        if (i == k) {
+            kda_store32(&h->state.run[lo], (uint32_t)k);
+            kda_store32(&h->state.status[lo], sb_status(SB_ACTIVE, SB_RUN_MARK, 0));
+            got = h->base + (uint64_t)lo * h->state.chunk_bytes;
+        } else {
+            for (uint32_t j = 0; j < i; j++)
+                kda_and64(&h->state.taken[(lo + j) / 64], ~((uint64_t)1 << ((lo + j) % 64)));
+            run = 0;
+            c = lo + i; /* the loop steps below the chunk that was taken */
+        }
+    }
+    kda_fence();
+    kda_store32(h->state.lock, 0);
+    return got;
+}
+
+KDA_FN void sb_free_run(const kda_heap *h, uint32_t c)
+{
+    uint32_t k = kda_load32(&h->state.run[c]);
+    kda_store32(&h->state.status[c], 0);
+    kda_fence();
+    for (uint32_t j = 0; j < k; j++) kda_and64(&h->state.taken[(c + j) / 64], ~((uint64_t)1 << ((c + j) % 64)));
+}
+
+/* ---- malloc and free ---- */
+
+/* Ticket t of a chunk after its first life: one avail bit, searched from a
+ * word hashed from the ticket. */
+KDA_FN uint32_t sb_claim(const kda_heap *h, uint32_t c, uint32_t t)
+{
+    uint32_t *avail = sb_avail(h, c), words = h->state.words, first = (t * 2654435761u >> 8) % words;
+    for (uint32_t i = 0;; i++) {
+        uint32_t w = (first + i) % words, x = kda_load32(&avail[w]);
+        while (x) {
+            uint32_t bit = x & (0u - x);
+            uint32_t old = kda_and32(&avail[w], ~bit);
+            if (old & bit) return 32 * w + (uint32_t)kda_ffs32(bit) - 1;
+            x = old & ~bit;
+        }
+        if (i >= words) kda_pause(); /* a bit is on its way (an older ticket took one of ours) */
+    }
+}
+
+KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
+{
+    uint64_t need = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
+    if (size == 0 || need > h->bytes) return NULL;
+    uint32_t k = sb_class_of(h, need);
+    if (k == SB_CLASSES) return sb_take_run(h, need);
+    uint32_t s = (kda_sm_id() % h->state.n_sms) * h->state.classes + k;
+    uint64_t *slot = sb_slot(h, s);
+    for (;;) {
+        uint64_t v = kda_add64(slot, 1);
+        uint32_t c1 = sb_v_chunk(v), t = sb_v_ticket(v), limit = sb_v_limit(v);
+        if (c1 && t < limit) {
+            uint32_t b = t;
+            if (!sb_v_first(v)) {
+                kda_fence(); /* acquire: the installer's avail bits */
+                b = sb_claim(h, c1 - 1, t);
+            }
+            return h->base + (uint64_t)(c1 - 1) * h->state.chunk_bytes + (uint64_t)b * sb_block(k);
+        }
+        if (c1 && t == limit) { /* the closer: the next chunk, then this request again */
+            kda_fence();
+            sb_close(h, c1 - 1, k);
+            kda_store64(slot, sb_install(h, k));
+            continue;
+        }
+        if (!c1) { /* an empty slot: one request at a time fills it */
+            if (kda_cas32(sb_fill(h, s), 0, 1) == 0) {
+                kda_fence();
+                uint64_t seen = kda_load64(slot), next = 0, old;
+                if (!sb_v_chunk(seen)) {
+                    next = sb_install(h, k);
+                    while ((old = kda_cas64(slot, seen, next)) != seen) seen = old; /* only adds move it */
+                }
+                kda_fence();
+                kda_store32(sb_fill(h, s), 0);
+                if (!sb_v_chunk(seen) && !next) return NULL; /* no chunk left for the class */
+            } else {
+                while (kda_load32(sb_fill(h, s)) && !sb_v_chunk(kda_load64(slot))) kda_pause();
+                if (!sb_v_chunk(kda_load64(slot))) return NULL; /* the filler found none */
+            }
+            continue;
+        }
+        /* past the limit: wait until the closer has installed the next */
+        for (uint64_t now = kda_load64(slot); sb_v_chunk(now) && sb_v_ticket(now) > sb_v_limit(now);
+             now = kda_load64(slot))
+            kda_pause();
+    }
+}
+
+KDA_FN void kda_free(const kda_heap *h, void *ptr)
+{
+    if (!ptr) return;
+    uint64_t offset = (uint64_t)((unsigned char *)ptr - h->base);
+    uint32_t c = (uint32_t)(offset / h->state.chunk_bytes);
+    uint32_t st = kda_load32(&h->state.status[c]), class1 = sb_class1(st);
+    kda_fence(); /* our stores to the block land before it can be served again */
+    if (class1 == SB_RUN_MARK) {
+        sb_free_run(h, c);
+        return;
+    }
+    uint32_t k = class1 - 1, b = (uint32_t)(offset % h->state.chunk_bytes / sb_block(k));
+    uint32_t old = kda_add32(&h->state.status[c], 1); /* the count first: see the invariants */
+    kda_or32(&sb_freed(h, c)[b / 32], 1u << (b % 32));
+    if (sb_state(old) == SB_CLOSED && (old & SB_COUNT_MASK) + 1 == sb_threshold(h, k) &&
+        sb_state(sb_move(h, c, SB_CLOSED, SB_QUEUED)) == SB_CLOSED)
+        sb_queue(h, c, k);
+}
+
+/* ---- host side ---- */
+
+static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
+{
+    kda_state *s = &h->state;
+    kda_carver cv = {block, 0};
+    uint64_t n = s->chunks, words = (n + 63) / 64;
+    s->slots = (uint64_t *)kda_carve(&cv, (uint64_t)s->n_sms * s->classes * SB_SLOT_STRIDE * sizeof *s->slots);
+    s->status = (uint32_t *)kda_carve(&cv, n * sizeof *s->status);
+    s->freed = (uint32_t *)kda_carve(&cv, n * s->words * sizeof *s->freed);
+    s->avail = (uint32_t *)kda_carve(&cv, n * s->words * sizeof *s->avail);
+    s->taken = (uint64_t *)kda_carve(&cv, words * sizeof *s->taken);
+    s->reusable = (uint64_t *)kda_carve(&cv, SB_CLASSES * words * sizeof *s->reusable);
+    s->run = (uint32_t *)kda_carve(&cv, n * sizeof *s->run);
+    s->lock = (uint32_t *)kda_carve(&cv, sizeof *s->lock);
+    s->hint = (uint32_t *)kda_carve(&cv, sizeof *s->hint);
+    return cv.used;
+}
+
+static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, uint32_t n_sms, char *err,
+                                 size_t errlen)
+{
+    kda_state *s = &h->state;
+    uint64_t chunk = SB_MAX_CHUNK, sms = n_sms ? n_sms : 1;
+    while (chunk > SB_MIN_CHUNK && (chunk * 8 * sms > bytes || bytes / chunk < 64)) chunk /= 2;
+    uint64_t chunks = bytes / chunk;
+    if (chunks < 64 || chunks >= (1u << 21) - 1) {
+        snprintf(err, errlen, "SlabBump splits a pool into 64 to 2 million chunks of 4-64 KiB: %.1f MiB does not fit",
+                 (double)bytes / (1 << 20));
+        return -1;
+    }
+    s->chunks = (uint32_t)chunks;
+    s->chunk_bytes = (uint32_t)chunk;
+    s->words = (uint32_t)(chunk / KDA_UNIT / 32);
+    s->n_sms = (uint32_t)sms;
+    for (s->classes = 0; s->classes < SB_CLASSES && sb_block(s->classes) <= chunk / 4; s->classes++) {
+    }
+    plan->state_bytes = plan->clear_bytes = kda_alloc_bind(h, NULL);
+    return 0;
+}
+
+KDA_FN void kda_alloc_reset_item(const kda_heap *h, uint64_t i) { (void)h, (void)i; }
+KDA_FN void kda_alloc_reset_finish(const kda_heap *h) { (void)h; }
+
+/* From a host copy of the state: free chunks, the free blocks of class
+ * chunks (freed and avail bits, and a first life's blocks not yet handed
+ * out); the largest block: a run of free chunks, or a class's block. */
+static inline void kda_alloc_space(const kda_heap *h, kda_space *space)
+{
+    const kda_state *s = &h->state;
+    uint64_t run = 0;
+    space->free_bytes = space->largest_block = 0;
+    space->known = 1;
+    for (uint32_t c = 0; c < s->chunks; c++) {
+        uint32_t class1 = sb_class1(s->status[c]);
+        if (!(s->taken[c / 64] >> (c % 64) & 1)) {
+            space->free_bytes += s->chunk_bytes;
+            run += s->chunk_bytes;
+            if (run > space->largest_block) space->largest_block = run;
+            continue;
+        }
+        run = 0;
+        if (class1 == 0 || class1 == SB_RUN_MARK) continue;
+        uint64_t blocks = 0;
+        for (uint32_t w = 0; w < s->words; w++) blocks += sb_popc(sb_freed(h, c)[w]) + sb_popc(sb_avail(h, c)[w]);
+        space->free_bytes += blocks * sb_block(class1 - 1);
+        if (blocks && sb_block(class1 - 1) > space->largest_block) space->largest_block = sb_block(class1 - 1);
+    }
+    for (uint32_t i = 0; i < s->n_sms * s->classes; i++) {
+        uint64_t v = *sb_slot(h, i);
+        if (sb_v_chunk(v) && sb_v_first(v) && sb_v_ticket(v) < sb_v_limit(v))
+            space->free_bytes += (uint64_t)(sb_v_limit(v) - sb_v_ticket(v)) * sb_block(i % s->classes);
+    }
+}
+
+#endif

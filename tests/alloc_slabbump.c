@@ -1,0 +1,109 @@
+/* alloc_slabbump.c - SlabBump's own host tests, included by
+ * test_alloc_slabbump.  Oracles: the chunk sets and bitmaps read directly
+ * (every block of every class chunk accounted for once: freed, avail, or
+ * not yet handed out by a slot's first life; no run left), addresses
+ * computed from the chunk and block size, and the set of blocks freed
+ * against the set served again. */
+
+static int sb_is_taken(const kda_heap *h, uint32_t c) { return h->state.taken[c / 64] >> (c % 64) & 1; }
+
+/* The blocks of class chunk c that are free, counted from its bits and the
+ * slots: each must be counted once, and all of them must be. */
+static void expect_all_free(const kda_pool *pool)
+{
+    const kda_heap *h = &pool->heap;
+    const kda_state *s = &h->state;
+    uint64_t *unhanded = calloc(s->chunks, sizeof *unhanded);
+    cr_assert_not_null(unhanded);
+    for (uint32_t i = 0; i < s->n_sms * s->classes; i++) {
+        uint64_t v = *sb_slot(h, i);
+        if (!sb_v_chunk(v)) continue;
+        uint32_t c = sb_v_chunk(v) - 1, left = sb_v_ticket(v) < sb_v_limit(v) ? sb_v_limit(v) - sb_v_ticket(v) : 0;
+        if (sb_v_first(v)) unhanded[c] += left;
+    }
+    for (uint32_t c = 0; c < s->chunks; c++) {
+        uint32_t class1 = sb_class1(s->status[c]);
+        cr_assert_neq(class1, SB_RUN_MARK, "chunk %u still starts a run", c);
+        if (!sb_is_taken(h, c)) continue;
+        cr_assert(class1 >= 1 && class1 <= s->classes, "chunk %u taken without a class", c);
+        uint64_t bits = 0;
+        for (uint32_t w = 0; w < s->words; w++) {
+            cr_assert_eq(sb_freed(h, c)[w] & sb_avail(h, c)[w], 0, "chunk %u: a block both freed and avail", c);
+            bits += sb_popc(sb_freed(h, c)[w]) + sb_popc(sb_avail(h, c)[w]);
+        }
+        cr_assert_eq(bits + unhanded[c], sb_blocks(h, class1 - 1), "chunk %u (class %u): %llu of %u blocks free", c,
+                     class1 - 1, (unsigned long long)(bits + unhanded[c]), sb_blocks(h, class1 - 1));
+    }
+    free(unhanded);
+}
+
+/* A chunk's first life: requests of one size from one SM follow one
+ * another, block after block; the next size class takes a chunk of its own. */
+Test(slabbump, first_life_bumps_block_after_block)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    kda_host_set_sm(0);
+    unsigned char *a = kda_malloc(h, 100), *b = kda_malloc(h, 100), *c = kda_malloc(h, 200);
+    cr_assert_eq(b - a, sb_block(sb_class_of(h, 112)), "the next block of the same chunk");
+    cr_assert_neq((uint64_t)(c - h->base) / h->state.chunk_bytes, (uint64_t)(a - h->base) / h->state.chunk_bytes,
+                  "another class, another chunk");
+    kda_free(h, a), kda_free(h, b), kda_free(h, c);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
+/* The blocks freed in a chunk are what its slot serves next, once the
+ * chunk is used up: exactly those, and no chunk is taken for them.  One SM,
+ * one size: fill a chunk, free every other block, ask for as many again. */
+Test(slabbump, freed_blocks_are_served_again)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    kda_host_set_sm(0);
+    uint32_t k = sb_class_of(h, 64), n = sb_blocks(h, k);
+    unsigned char **block = malloc(n * sizeof *block);
+    cr_assert_not_null(block);
+    for (uint32_t i = 0; i < n; i++) block[i] = kda_malloc(h, 64);
+    for (uint32_t i = 0; i < n; i += 2) kda_free(h, block[i]);
+    uint32_t taken = 0;
+    for (uint32_t c = 0; c < h->state.chunks; c++) taken += sb_is_taken(h, c);
+    for (uint32_t i = 0; i < n / 2; i++) { /* the first closes the chunk, which comes back with its freed half */
+        unsigned char *p = kda_malloc(h, 64);
+        uint64_t idx = (uint64_t)(p - block[1] + 64) / 64;
+        cr_assert(p >= block[1] - 64 && idx < n && idx % 2 == 0 && block[idx] == p,
+                  "request %u: %p is not a freed block of the chunk", i, (void *)p);
+        block[idx] = NULL; /* served again: it may not come twice */
+    }
+    uint32_t taken_after = 0;
+    for (uint32_t c = 0; c < h->state.chunks; c++) taken_after += sb_is_taken(h, c);
+    cr_assert_eq(taken_after, taken, "no new chunk for what was freed");
+    unsigned char *next = kda_malloc(h, 64);
+    cr_assert_neq((uint64_t)(next - h->base) / h->state.chunk_bytes, (uint64_t)(block[1] - h->base) / h->state.chunk_bytes,
+                  "the freed half used up, a new chunk");
+    kda_free(h, next);
+    for (uint32_t i = 0; i < n; i++) kda_free(h, i % 2 ? block[i] : block[1] - 64 + 64ull * i);
+    expect_all_free(&pool);
+    free(block);
+    kda_host_pool_destroy(&pool);
+}
+
+/* Requests above the largest class take runs of whole chunks from the
+ * top; freed, the chunks are free again. */
+Test(slabbump, large_requests_take_runs)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    uint64_t C = h->state.chunk_bytes, big = 3 * C - 5;
+    unsigned char *p = kda_malloc(h, big);
+    cr_assert_not_null(p);
+    cr_assert_eq((uint64_t)(p - h->base) % C, 0, "a run starts a chunk");
+    cr_assert_eq((uint64_t)(p - h->base) / C, h->state.chunks - 3, "the top three chunks");
+    cr_assert_null(kda_malloc(h, (uint64_t)h->state.chunks * C), "more chunks than the pool has");
+    kda_free(h, p);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
