@@ -34,7 +34,8 @@
  *
  * free(p): the chunk's freed count + 1, then p's bit in freed.  A closed
  * chunk whose count reaches a quarter of its blocks is queued for reuse, by
- * the request that made it so (or by its closer, if it had already).
+ * the request that made it so (or by its closer, if it had already); one
+ * whose every block is freed goes back to the free set, for any class.
  *
  * Invariants (why no block is handed out twice).
  *   - In a chunk's first life block t goes to ticket t of the one slot
@@ -51,8 +52,9 @@
  *     takes away more than the count holds.
  *   - A chunk is active in one slot at a time: it leaves the free set, and
  *     the reuse queue, by one atomic each.
- * Limits: a chunk keeps its class until the pool is reset (memory freed in
- * one class serves that class only); 4 blocks at least a chunk.
+ * Limits: a chunk keeps its class while any of its blocks is live (memory
+ * freed around live blocks serves that class only); 4 blocks at least a
+ * chunk; the pool cannot grow.
  */
 #ifndef KDA_SLABBUMP_H
 #define KDA_SLABBUMP_H
@@ -190,15 +192,19 @@ KDA_FN void sb_queue(const kda_heap *h, uint32_t c, uint32_t k)
     kda_or64(&sb_reusable(h, k)[c / 64], (uint64_t)1 << (c % 64));
 }
 
-/* Moves from state `from` to `to`, keeping class and count. */
-KDA_FN uint32_t sb_move(const kda_heap *h, uint32_t c, uint32_t from, uint32_t to)
+/* Moves chunk c of class k from state `from` to `to`, keeping its count;
+ * returns the status it moved from, or found in another state or class
+ * (then nothing moved: a late request may meet a chunk that was retired
+ * and serves another class now). */
+KDA_FN uint32_t sb_move(const kda_heap *h, uint32_t c, uint32_t k, uint32_t from, uint32_t to)
 {
     uint32_t st = kda_load32(&h->state.status[c]), old;
-    while (sb_state(st) == from &&
+    while (sb_state(st) == from && sb_class1(st) == k + 1 &&
            (old = kda_cas32(&h->state.status[c], st, (st & ~(3u << SB_STATE_SHIFT)) | to << SB_STATE_SHIFT)) != st)
         st = old;
-    return st; /* the status it moved from (or found in another state) */
+    return st;
 }
+KDA_HD int sb_moved(uint32_t st, uint32_t k, uint32_t from) { return sb_state(st) == from && sb_class1(st) == k + 1; }
 
 /* The slot value that installs the next chunk of class k: one queued for
  * reuse (its freed blocks moved to avail), or a free one; 0 for none. */
@@ -207,7 +213,7 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
     uint32_t c = sb_take_queued(h, k);
     if (c != UINT32_MAX) {
         kda_fence(); /* acquire: after the queue's bit */
-        sb_move(h, c, SB_QUEUED, SB_ACTIVE);
+        sb_move(h, c, k, SB_QUEUED, SB_ACTIVE);
         uint32_t moved = 0, *freed = sb_freed(h, c), *avail = sb_avail(h, c);
         for (uint32_t w = 0; w < h->state.words; w++) {
             uint32_t x = kda_and32(&freed[w], 0u);
@@ -227,12 +233,44 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
     return sb_value(c, sb_blocks(h, k), 1);
 }
 
+/* The free that makes every block of chunk c freed: if c is out of any
+ * slot, it goes back to the free set, for any class.  Every block freed
+ * means none is in avail (a block there was never handed out) and no free
+ * of it is to come.  The retirer owns c once it takes it off its queue
+ * (an installer may have taken it first: then it serves its class again)
+ * or moves it from closed to queued without the queue's bit (no installer
+ * can find it); then it waits for the bits of frees still on their way
+ * (their counts came first), clears them, and frees the chunk. */
+KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
+{
+    uint32_t st = kda_load32(&h->state.status[c]), n = sb_blocks(h, k);
+    if ((st & SB_COUNT_MASK) != n || sb_class1(st) != k + 1) return;
+    if (sb_state(st) == SB_QUEUED) {
+        uint64_t bit = (uint64_t)1 << (c % 64);
+        if (!(kda_and64(&sb_reusable(h, k)[c / 64], ~bit) & bit)) return;
+    } else if (sb_state(st) != SB_CLOSED || kda_cas32(&h->state.status[c], st, st | 1u << SB_STATE_SHIFT) != st) {
+        return; /* active in a slot, or another free or its closer moved it */
+    }
+    uint32_t *freed = sb_freed(h, c);
+    for (uint32_t bits = 0;; bits = 0) {
+        for (uint32_t w = 0; w < h->state.words; w++) bits += sb_popc(kda_load32(&freed[w]));
+        if (bits == n) break;
+        kda_pause();
+    }
+    for (uint32_t w = 0; w < h->state.words; w++) kda_store32(&freed[w], 0);
+    kda_store32(&h->state.status[c], 0);
+    kda_fence(); /* release: the chunk clean before it is free */
+    kda_and64(&h->state.taken[c / 64], ~((uint64_t)1 << (c % 64)));
+}
+
 /* The closer's step: chunk c leaves its slot, and is queued if enough of
  * it is free already. */
 KDA_FN void sb_close(const kda_heap *h, uint32_t c, uint32_t k)
 {
-    uint32_t st = sb_move(h, c, SB_ACTIVE, SB_CLOSED);
-    if ((st & SB_COUNT_MASK) >= sb_threshold(h, k) && sb_state(sb_move(h, c, SB_CLOSED, SB_QUEUED)) == SB_CLOSED)
+    uint32_t st = sb_move(h, c, k, SB_ACTIVE, SB_CLOSED);
+    if ((st & SB_COUNT_MASK) == sb_blocks(h, k)) sb_retire(h, c, k);
+    else if ((st & SB_COUNT_MASK) >= sb_threshold(h, k) &&
+             sb_moved(sb_move(h, c, k, SB_CLOSED, SB_QUEUED), k, SB_CLOSED))
         sb_queue(h, c, k);
 }
 
@@ -362,8 +400,10 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     uint32_t k = class1 - 1, b = (uint32_t)(offset % h->state.chunk_bytes / sb_block(k));
     uint32_t old = kda_add32(&h->state.status[c], 1); /* the count first: see the invariants */
     kda_or32(&sb_freed(h, c)[b / 32], 1u << (b % 32));
-    if (sb_state(old) == SB_CLOSED && (old & SB_COUNT_MASK) + 1 == sb_threshold(h, k) &&
-        sb_state(sb_move(h, c, SB_CLOSED, SB_QUEUED)) == SB_CLOSED)
+    uint32_t count = (old & SB_COUNT_MASK) + 1;
+    if (count == sb_blocks(h, k)) sb_retire(h, c, k);
+    else if (sb_state(old) == SB_CLOSED && count == sb_threshold(h, k) &&
+             sb_moved(sb_move(h, c, k, SB_CLOSED, SB_QUEUED), k, SB_CLOSED))
         sb_queue(h, c, k);
 }
 

@@ -107,3 +107,28 @@ Test(slabbump, large_requests_take_runs)
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }
+
+/* A chunk whose every block is freed goes back to the free set: a pool
+ * filled to its last chunk with 64 B blocks, all freed, then serves 1 KiB
+ * blocks in about all of it. */
+Test(slabbump, emptied_chunks_serve_any_class)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    kda_host_set_sm(0);
+    uint64_t cap = h->bytes / 64 + 1, n = 0, m = 0;
+    void **block = malloc(cap * sizeof *block);
+    cr_assert_not_null(block);
+    while (n < cap && (block[n] = kda_malloc(h, 64)) != NULL) n++;
+    cr_assert_eq(n * 64, h->bytes, "64 B blocks fill the pool");
+    for (uint64_t i = 0; i < n; i++) kda_free(h, block[i]);
+    for (uint32_t c = 0; c < h->state.chunks; c++) cr_assert(!sb_is_taken(h, c), "chunk %u not freed", c);
+    while (m < cap && (block[m] = kda_malloc(h, 1024)) != NULL) m++;
+    cr_assert_eq(m * 1024, h->bytes, "then 1 KiB blocks fill it: %llu of %llu", (unsigned long long)m,
+                 (unsigned long long)(h->bytes / 1024));
+    for (uint64_t i = 0; i < m; i++) kda_free(h, block[i]);
+    expect_all_free(&pool);
+    free(block);
+    kda_host_pool_destroy(&pool);
+}
