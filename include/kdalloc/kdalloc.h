@@ -1,5 +1,5 @@
 /* kdalloc.h - dynamic memory allocation inside CUDA kernels (and on host
- * threads, with the same code): eleven allocators behind one plain C API.
+ * threads, with the same code): twelve allocators (and a peer) behind one plain C API.
  *
  * USING IT
  *   find_package(kdalloc) and link one target, kdalloc::<name>; the target
