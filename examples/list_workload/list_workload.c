@@ -51,26 +51,15 @@ static void *work(void *arg)
     return NULL;
 }
 
-static unsigned long parse(const char *s, const char *what, unsigned long lo, unsigned long hi)
-{
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
-        fprintf(stderr, "list_workload: %s must be %lu to %lu, not '%s'\n", what, lo, hi, s);
-        exit(2);
-    }
-    return v;
-}
-
 int main(int argc, char **argv)
 {
     if (argc > 4) {
         fprintf(stderr, "usage: list_workload [THREADS [ROUNDS [POOL_MIB]]]\n");
         return 2;
     }
-    uint32_t threads = argc > 1 ? (uint32_t)parse(argv[1], "THREADS", 1, 256) : 4;
-    uint32_t rounds = argc > 2 ? (uint32_t)parse(argv[2], "ROUNDS", 1, 100000) : 8;
-    uint64_t pool_bytes = (uint64_t)(argc > 3 ? parse(argv[3], "POOL_MIB", 1, 1 << 20) : 256) << 20;
+    uint32_t threads = argc > 1 ? (uint32_t)lw_parse("list_workload", argv[1], "THREADS", 1, 256) : 4;
+    uint32_t rounds = argc > 2 ? (uint32_t)lw_parse("list_workload", argv[2], "ROUNDS", 1, 100000) : 8;
+    uint64_t pool_bytes = (uint64_t)(argc > 3 ? lw_parse("list_workload", argv[3], "POOL_MIB", 1, 1 << 20) : 256) << 20;
     if (pool_bytes < kda_allocator_min_pool()) pool_bytes = kda_allocator_min_pool(); /* Halloc's 256 MiB */
 
     /* A host pool: the allocator's own algorithm on memory of this

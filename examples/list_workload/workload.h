@@ -17,6 +17,8 @@
 #define LIST_WORKLOAD_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <kdalloc/kdalloc.h> /* the allocator that kdalloc::<name> selects */
 
@@ -112,6 +114,19 @@ LW_FN void lw_run(const kda_heap *h, uint64_t id, uint32_t rounds, uint32_t max_
             if (lw_mix(rng ^ (s + 3)) & 1) lw_release(h, &live[s], c);
     }
     for (uint32_t s = 0; s < LW_LIVE_SLOTS; s++) lw_release(h, &live[s], c);
+}
+
+/* A command-line number from lo to hi, or a one-line error and exit 2. */
+static inline unsigned long lw_parse(const char *program, const char *s, const char *what, unsigned long lo,
+                                     unsigned long hi)
+{
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "%s: %s must be %lu to %lu, not '%s'\n", program, what, lo, hi, s);
+        exit(2);
+    }
+    return v;
 }
 
 #endif
