@@ -4,7 +4,7 @@
  * served again while other blocks of the chunk stay live.
  *
  * Pool.  Chunks of C bytes (a power of two from 4 KiB to 64 KiB, about
- * pool / (8 x SMs), at least 64 chunks).  A chunk is free, or serves one
+ * pool / (8 x SMs), at least 64 chunks where 4 KiB allow it).  A chunk is free, or serves one
  * size class (16 B to 16 KiB, two classes an octave, up to C/4), or is
  * part of a run of whole chunks for a larger request.  Each (SM, class) has a slot that hands out
  * the blocks of its current chunk: one atomicAdd takes a ticket.
@@ -54,7 +54,8 @@
  *     the reuse queue, by one atomic each.
  * Limits: a chunk keeps its class while any of its blocks is live (memory
  * freed around live blocks serves that class only); 4 blocks at least a
- * chunk; the pool cannot grow.
+ * chunk; a growable pool grows to at most 131,071 chunks (the state is
+ * laid out for them: 512 MiB from a start of 4 KiB chunks).
  */
 #ifndef KDA_SLABBUMP_H
 #define KDA_SLABBUMP_H
@@ -66,13 +67,14 @@
 #define KDA_ALLOC_IN_POOL 1
 #define KDA_ALLOC_HOST 1
 #define KDA_ALLOC_BUILDS 1
-#define KDA_ALLOC_MIN_POOL (256ull << 10) /* 64 chunks of 4 KiB */
-#define KDA_ALLOC_NO_GROW_WHY "its chunk sets are laid out for the pool's chunk count"
+#define KDA_ALLOC_MIN_POOL (64ull << 10) /* 16 chunks of 4 KiB */
+#define KDA_ALLOC_GROWS 1
 
 #define SB_CLASSES 20
 #define SB_MIN_CHUNK 4096u
 #define SB_MAX_CHUNK 65536u
 #define SB_SLOT_STRIDE 16 /* words: each slot in its own 128-byte line */
+#define SB_MAX_ROOM ((1u << 17) - 1) /* chunks a growable pool's state has room for */
 #define SB_TICKET_BITS 23
 #define SB_FIRST_BIT 23   /* the first-life flag */
 #define SB_LIMIT_SHIFT 24 /* 19 bits */
@@ -95,7 +97,8 @@ typedef struct kda_state {
     uint32_t *run;         /* [chunks] */
     uint32_t *lock;        /* the runs' */
     uint32_t *hint;        /* the lowest taken word that may have a free chunk */
-    uint32_t chunks, chunk_bytes, words; /* words: bitmap words a chunk */
+    uint32_t chunks, chunk_bytes, words; /* chunks in the pool now (growth raises it); words: bitmap words a chunk */
+    uint32_t chunks_max;                 /* the chunks the state is laid out for: a growable pool's limit */
     uint32_t n_sms, classes;             /* slots: n_sms x classes; classes usable (block <= C/4) */
 } kda_state;
 
@@ -119,12 +122,13 @@ KDA_HD uint32_t sb_class_of(const kda_heap *h, uint64_t need)
         if (sb_block(k) >= need) return k;
     return SB_CLASSES; /* a run */
 }
-KDA_HD uint32_t sb_words_of(const kda_heap *h) { return (h->state.chunks + 63) / 64; }
+KDA_HD uint32_t sb_words_of(const kda_heap *h) { return (h->state.chunks + 63) / 64; }      /* searched */
+KDA_HD uint32_t sb_words_max(const kda_heap *h) { return (h->state.chunks_max + 63) / 64; } /* laid out */
 KDA_HD uint64_t *sb_slot(const kda_heap *h, uint32_t s) { return h->state.slots + (uint64_t)s * SB_SLOT_STRIDE; }
 KDA_HD uint32_t *sb_fill(const kda_heap *h, uint32_t s) { return (uint32_t *)(sb_slot(h, s) + 1); }
 KDA_HD uint32_t *sb_freed(const kda_heap *h, uint32_t c) { return h->state.freed + (uint64_t)c * h->state.words; }
 KDA_HD uint32_t *sb_avail(const kda_heap *h, uint32_t c) { return h->state.avail + (uint64_t)c * h->state.words; }
-KDA_HD uint64_t *sb_reusable(const kda_heap *h, uint32_t k) { return h->state.reusable + (uint64_t)k * sb_words_of(h); }
+KDA_HD uint64_t *sb_reusable(const kda_heap *h, uint32_t k) { return h->state.reusable + (uint64_t)k * sb_words_max(h); }
 
 KDA_HD uint32_t sb_v_chunk(uint64_t v) { return (uint32_t)(v >> SB_CHUNK_SHIFT); }
 KDA_HD uint32_t sb_v_limit(uint64_t v) { return (uint32_t)(v >> SB_LIMIT_SHIFT) & ((1u << 19) - 1); }
@@ -413,7 +417,7 @@ static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
 {
     kda_state *s = &h->state;
     kda_carver cv = {block, 0};
-    uint64_t n = s->chunks, words = (n + 63) / 64;
+    uint64_t n = s->chunks_max, words = (n + 63) / 64;
     s->slots = (uint64_t *)kda_carve(&cv, (uint64_t)s->n_sms * s->classes * SB_SLOT_STRIDE * sizeof *s->slots);
     s->status = (uint32_t *)kda_carve(&cv, n * sizeof *s->status);
     s->freed = (uint32_t *)kda_carve(&cv, n * s->words * sizeof *s->freed);
@@ -432,13 +436,19 @@ static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, ui
     kda_state *s = &h->state;
     uint64_t chunk = SB_MAX_CHUNK, sms = n_sms ? n_sms : 1;
     while (chunk > SB_MIN_CHUNK && (chunk * 8 * sms > bytes || bytes / chunk < 64)) chunk /= 2;
-    uint64_t chunks = bytes / chunk;
-    if (chunks < 64 || chunks >= (1u << 21) - 1) {
-        snprintf(err, errlen, "SlabBump splits a pool into 64 to 2 million chunks of 4-64 KiB: %.1f MiB does not fit",
+    uint64_t chunks = bytes / chunk, room = chunks;
+    if (chunks < 16 || chunks >= (1u << 21) - 1) {
+        snprintf(err, errlen, "SlabBump splits a pool into 16 to 2 million chunks of 4-64 KiB: %.1f MiB does not fit",
                  (double)bytes / (1 << 20));
         return -1;
     }
+    if (plan->limit_bytes) { /* growable: the state has room for the most it may grow to */
+        uint64_t most = plan->limit_bytes / chunk < SB_MAX_ROOM ? plan->limit_bytes / chunk : SB_MAX_ROOM;
+        room = most > chunks ? most : chunks;
+        plan->limit_bytes = room * chunk;
+    }
     s->chunks = (uint32_t)chunks;
+    s->chunks_max = (uint32_t)room;
     s->chunk_bytes = (uint32_t)chunk;
     s->words = (uint32_t)(chunk / KDA_UNIT / 32);
     s->n_sms = (uint32_t)sms;
@@ -450,6 +460,17 @@ static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, ui
 
 KDA_FN void kda_alloc_reset_item(const kda_heap *h, uint64_t i) { (void)h, (void)i; }
 KDA_FN void kda_alloc_reset_finish(const kda_heap *h) { (void)h; }
+
+/* Growth: the pool holds more chunks.  Their bits and status were cleared
+ * with the state and never set (every search stops at `chunks`), so they
+ * are free as soon as the descriptor counts them. */
+static inline void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes)
+{
+    uint64_t chunks = bytes / h->state.chunk_bytes;
+    h->bytes = bytes;
+    h->state.chunks = chunks < h->state.chunks_max ? (uint32_t)chunks : h->state.chunks_max;
+}
+KDA_FN void kda_alloc_grow(const kda_heap *before, const kda_heap *after) { (void)before, (void)after; }
 
 /* From a host copy of the state: free chunks, the free blocks of class
  * chunks (freed and avail bits, and a first life's blocks not yet handed

@@ -69,7 +69,7 @@ static void grow_to(kda_pool *pool, uint64_t bytes)
  * size) holds a request of `size` on its own. */
 static int growth_holds(const kda_pool *pool, uint64_t before, uint64_t size)
 {
-#if defined(KDA_ALLOCATOR_COUNTEDBUMP)
+#if defined(KDA_ALLOCATOR_COUNTEDBUMP) || defined(KDA_ALLOCATOR_SLABBUMP)
     /* new whole chunks; a small request needs one for its slot, a large
      * one a run of them */
     uint64_t chunk = pool->heap.state.chunk_bytes, fresh = pool->heap.bytes / chunk - before / chunk;
