@@ -116,11 +116,21 @@ KDA_HD uint32_t sb_popc(uint32_t x)
 /* Class k's block: 16 x {1, 2, 3, 4, 6, 8, 12, ..., 768, 1024} bytes. */
 KDA_HD uint32_t sb_block(uint32_t k) { return k == 0 ? 16u : (k % 2 ? 16u : 24u) << ((k + 1) / 2); }
 KDA_HD uint32_t sb_blocks(const kda_heap *h, uint32_t k) { return h->state.chunk_bytes / sb_block(k); }
+/* The smallest class that holds `need` bytes (a multiple of 16), without a
+ * search (every malloc asks): in 16-byte units u, with 2^e <= u < 2^(e+1),
+ * the classes 2^e (k = 2e - 1), 3 x 2^(e-1) (2e) and 2^(e+1) (2e + 1). */
 KDA_HD uint32_t sb_class_of(const kda_heap *h, uint64_t need)
 {
-    for (uint32_t k = 0; k < h->state.classes; k++)
-        if (sb_block(k) >= need) return k;
-    return SB_CLASSES; /* a run */
+    uint64_t u = need / KDA_UNIT;
+    if (u > sb_block(h->state.classes - 1) / KDA_UNIT) return SB_CLASSES; /* a run */
+    if (u <= 1) return 0;
+#ifdef __CUDA_ARCH__
+    uint32_t e = 31 - (uint32_t)__clz((uint32_t)u);
+#else
+    uint32_t e = 31 - (uint32_t)__builtin_clz((uint32_t)u);
+#endif
+    if (u == (1ull << e)) return 2 * e - 1;
+    return u <= 3ull << (e - 1) ? 2 * e : 2 * e + 1;
 }
 KDA_HD uint32_t sb_words_of(const kda_heap *h) { return (h->state.chunks + 63) / 64; }      /* searched */
 KDA_HD uint32_t sb_words_max(const kda_heap *h) { return (h->state.chunks_max + 63) / 64; } /* laid out */

@@ -7,6 +7,38 @@
 
 static int sb_is_taken(const kda_heap *h, uint32_t c) { return h->state.taken[c / 64] >> (c % 64) & 1; }
 
+static uint32_t taken_chunks(const kda_heap *h)
+{
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < h->state.chunks; c++) n += sb_is_taken(h, c);
+    return n;
+}
+
+/* A 4 MiB host pool laid out for one SM, the calling thread on it. */
+static kda_heap *one_sm_pool(kda_pool *pool)
+{
+    cr_assert_eq(kda_host_pool_create(pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
+    kda_host_set_sm(0);
+    return &pool->heap;
+}
+
+/* Every request size maps to the smallest class that holds it (against a
+ * search of the classes), and the largest class's sizes plus one to a run. */
+Test(slabbump, class_of_every_size)
+{
+    kda_pool pool;
+    kda_heap *h = one_sm_pool(&pool);
+    uint64_t top = sb_block(h->state.classes - 1);
+    for (uint64_t need = KDA_UNIT; need <= top + 4 * KDA_UNIT; need += KDA_UNIT) {
+        uint32_t want = SB_CLASSES;
+        for (uint32_t k = h->state.classes; k-- > 0;)
+            if (sb_block(k) >= need) want = k;
+        cr_assert_eq(sb_class_of(h, need), want, "%llu bytes: class %u, want %u", (unsigned long long)need,
+                     sb_class_of(h, need), want);
+    }
+    kda_host_pool_destroy(&pool);
+}
+
 /* The blocks of class chunk c that are free, counted from its bits and the
  * slots: each must be counted once, and all of them must be. */
 static void expect_all_free(const kda_pool *pool)
@@ -42,9 +74,7 @@ static void expect_all_free(const kda_pool *pool)
 Test(slabbump, first_life_bumps_block_after_block)
 {
     kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
-    kda_heap *h = &pool.heap;
-    kda_host_set_sm(0);
+    kda_heap *h = one_sm_pool(&pool);
     unsigned char *a = kda_malloc(h, 100), *b = kda_malloc(h, 100), *c = kda_malloc(h, 200);
     cr_assert_eq(b - a, sb_block(sb_class_of(h, 112)), "the next block of the same chunk");
     cr_assert_neq((uint64_t)(c - h->base) / h->state.chunk_bytes, (uint64_t)(a - h->base) / h->state.chunk_bytes,
@@ -60,16 +90,13 @@ Test(slabbump, first_life_bumps_block_after_block)
 Test(slabbump, freed_blocks_are_served_again)
 {
     kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
-    kda_heap *h = &pool.heap;
-    kda_host_set_sm(0);
+    kda_heap *h = one_sm_pool(&pool);
     uint32_t k = sb_class_of(h, 64), n = sb_blocks(h, k);
     unsigned char **block = malloc(n * sizeof *block);
     cr_assert_not_null(block);
     for (uint32_t i = 0; i < n; i++) block[i] = kda_malloc(h, 64);
     for (uint32_t i = 0; i < n; i += 2) kda_free(h, block[i]);
-    uint32_t taken = 0;
-    for (uint32_t c = 0; c < h->state.chunks; c++) taken += sb_is_taken(h, c);
+    uint32_t taken = taken_chunks(h);
     for (uint32_t i = 0; i < n / 2; i++) { /* the first closes the chunk, which comes back with its freed half */
         unsigned char *p = kda_malloc(h, 64);
         uint64_t idx = (uint64_t)(p - block[1] + 64) / 64;
@@ -77,9 +104,7 @@ Test(slabbump, freed_blocks_are_served_again)
                   "request %u: %p is not a freed block of the chunk", i, (void *)p);
         block[idx] = NULL; /* served again: it may not come twice */
     }
-    uint32_t taken_after = 0;
-    for (uint32_t c = 0; c < h->state.chunks; c++) taken_after += sb_is_taken(h, c);
-    cr_assert_eq(taken_after, taken, "no new chunk for what was freed");
+    cr_assert_eq(taken_chunks(h), taken, "no new chunk for what was freed");
     unsigned char *next = kda_malloc(h, 64);
     cr_assert_neq((uint64_t)(next - h->base) / h->state.chunk_bytes, (uint64_t)(block[1] - h->base) / h->state.chunk_bytes,
                   "the freed half used up, a new chunk");
@@ -95,8 +120,7 @@ Test(slabbump, freed_blocks_are_served_again)
 Test(slabbump, large_requests_take_runs)
 {
     kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
-    kda_heap *h = &pool.heap;
+    kda_heap *h = one_sm_pool(&pool);
     uint64_t C = h->state.chunk_bytes, big = 3 * C - 5;
     unsigned char *p = kda_malloc(h, big);
     cr_assert_not_null(p);
@@ -114,16 +138,14 @@ Test(slabbump, large_requests_take_runs)
 Test(slabbump, emptied_chunks_serve_any_class)
 {
     kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
-    kda_heap *h = &pool.heap;
-    kda_host_set_sm(0);
+    kda_heap *h = one_sm_pool(&pool);
     uint64_t cap = h->bytes / 64 + 1, n = 0, m = 0;
     void **block = malloc(cap * sizeof *block);
     cr_assert_not_null(block);
     while (n < cap && (block[n] = kda_malloc(h, 64)) != NULL) n++;
     cr_assert_eq(n * 64, h->bytes, "64 B blocks fill the pool");
     for (uint64_t i = 0; i < n; i++) kda_free(h, block[i]);
-    for (uint32_t c = 0; c < h->state.chunks; c++) cr_assert(!sb_is_taken(h, c), "chunk %u not freed", c);
+    cr_assert_eq(taken_chunks(h), 0, "every chunk freed");
     while (m < cap && (block[m] = kda_malloc(h, 1024)) != NULL) m++;
     cr_assert_eq(m * 1024, h->bytes, "then 1 KiB blocks fill it: %llu of %llu", (unsigned long long)m,
                  (unsigned long long)(h->bytes / 1024));
