@@ -27,9 +27,13 @@ failed=0
 { echo "commit ${KDA_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$O/gpu.txt"
 
 B=build-gpu
+# Every allocator's GPU tests where they differ from AtomicMalloc's: ours
+# (CountedBump, SlabBump) and Gallatin (with its headers, KDA_PEERS_DIR).
+TESTS="test_gpu_build_atomic test_gpu_build_slots32 test_gpu_render test_gpu_countedbump test_gpu_alloc_countedbump
+       test_gpu_build_countedbump test_gpu_alloc_slabbump test_gpu_build_slabbump test_embree"
+[ -d "${KDA_PEERS_DIR:-../shared/peers}/gallatin" ] && TESTS="$TESTS test_gpu_alloc_gallatin test_gpu_build_gallatin"
 (cmake -S . -B $B -G Ninja -DKDA_ALL_ALLOCATORS=ON -DKDA_PEERS=ON -DKDA_SHARED_SCENES="$S" > "$O/cmake_tests.log" 2>&1 &&
-  cmake --build $B --target test_gpu_build_atomic test_gpu_build_slots32 test_gpu_render test_gpu_countedbump test_gpu_alloc_countedbump test_embree kdalloc-embree \
-    > "$O/build_tests.log" 2>&1) &
+  cmake --build $B --target $TESTS kdalloc-embree > "$O/build_tests.log" 2>&1) &
 P1=$!
 python3 bench/compare --build build-compare --out "$O/compare" --scenes-dir "$S" --parts none > "$O/build_compare.log" 2>&1 &
 P2=$!
@@ -37,7 +41,7 @@ wait $P1 || { echo "device_checks: building the tests failed ($O/build_tests.log
 wait $P2 || { echo "device_checks: building kdalloc failed ($O/build_compare.log)"; exit 1; }
 el built
 
-for t in test_gpu_build_atomic test_gpu_build_slots32 test_gpu_render test_gpu_countedbump test_gpu_alloc_countedbump test_embree; do
+for t in $TESTS; do
   timeout 150 $B/tests/$t --jobs 8 > "$O/$t.txt" 2>&1
   echo "$t rc $? $(tail -1 "$O/$t.txt")"
 done | tee "$O/tests.txt"
@@ -59,6 +63,12 @@ san() {
   san racecheck grow $K build --gpu --watchdog 0 --scene spheres --triangles 100000 --pool auto --pool-start 1
   san memcheck cmalloc-teapot build-compare/kdalloc-cmalloc build --gpu --pool-factor 200 --watchdog 0 "$S/teapot.obj.gz"
   san memcheck countedbump-teapot build-compare/kdalloc-countedbump build --gpu --pool-factor 200 --watchdog 0 "$S/teapot.obj.gz"
+  san memcheck slabbump-teapot build-compare/kdalloc-slabbump build --gpu --pool-factor 200 --watchdog 0 "$S/teapot.obj.gz"
+  san racecheck slabbump-bunny build-compare/kdalloc-slabbump build --gpu --pool-factor 200 --watchdog 0 "$S/bunny.obj.gz"
+  san memcheck slabbump-grow build-compare/kdalloc-slabbump build --gpu --watchdog 0 --scene spheres --triangles 100000 --pool auto --pool-start 1
+  san memcheck slabbump-reuse build-compare/kdalloc-allocbench-slabbump --test reuse --size 64 --pool-bytes 33554432
+  [ -x build-compare/kdalloc-gallatin ] &&
+    san memcheck gallatin-teapot build-compare/kdalloc-gallatin build --gpu --pool-factor 200 --watchdog 0 "$S/teapot.obj.gz"
   # CountedBump with slots shared by several SMs (tests/test_gpu_countedbump.c), smaller grids under the tools
   export KDA_STRESS_WARPS=256
   for t in one_slot_for_every_sm four_sms_a_slot_every_lane tight_pool_shared_slots; do
