@@ -1,13 +1,15 @@
 /* slabbump.h - SlabBump, this project's second allocator (beyond the paper;
  * docs/alloc.md): CountedBump's one atomicAdd per request, on a counter per
- * SM and size class, in chunks of one size class whose freed blocks are
+ * SM (or set of SMs) and size class, in chunks of one size class whose freed blocks are
  * served again while other blocks of the chunk stay live.
  *
  * Pool.  Chunks of C bytes (a power of two from 4 KiB to 64 KiB, about
  * pool / (8 x SMs), at least 64 chunks where 4 KiB allow it).  A chunk is free, or serves one
  * size class (16 B to 16 KiB, two classes an octave, up to C/4), or is
- * part of a run of whole chunks for a larger request.  Each (SM, class) has a slot that hands out
- * the blocks of its current chunk: one atomicAdd takes a ticket.
+ * part of a run of whole chunks for a larger request.  Each (set, class)
+ * has a slot that hands out the blocks of its current chunk: one atomicAdd
+ * takes a ticket.  A set per SM where the slots' open chunks fit in a
+ * quarter of the pool; in smaller pools SMs share sets (SM i: i % sets).
  *
  * State, outside the pool (kda_state):
  *   slot[s]      64 bits in its own 128-byte line: chunk + 1 (top 21 bits;
@@ -22,7 +24,7 @@
  *   taken[]      one bit a chunk: not free; reusable[k][]: queued, class k
  *   run[c]       a run's chunk count, at its first chunk; lock, hint
  *
- * malloc(S), S up to the largest class: the ticket t of the SM's slot for
+ * malloc(S), S up to the largest class: the ticket t of the SM set's slot for
  * S's class.  t < limit: in a chunk's first life the block is t; after
  * that, t claims one bit of avail (atomicAnd from a hashed word on).
  * t == limit: this request closes the chunk and installs the next: a chunk
@@ -99,7 +101,7 @@ typedef struct kda_state {
     uint32_t *hint;        /* the lowest taken word that may have a free chunk */
     uint32_t chunks, chunk_bytes, words; /* chunks in the pool now (growth raises it); words: bitmap words a chunk */
     uint32_t chunks_max;                 /* the chunks the state is laid out for: a growable pool's limit */
-    uint32_t n_sms, classes;             /* slots: n_sms x classes; classes usable (block <= C/4) */
+    uint32_t sets, classes;              /* slots: sets x classes (SM i takes set i % sets); classes usable */
 } kda_state;
 
 #include "heap.h"
@@ -357,7 +359,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
     if (size == 0 || need > h->bytes) return NULL;
     uint32_t k = sb_class_of(h, need);
     if (k == SB_CLASSES) return sb_take_run(h, need);
-    uint32_t s = (kda_sm_id() % h->state.n_sms) * h->state.classes + k;
+    uint32_t s = (kda_sm_id() % h->state.sets) * h->state.classes + k;
     uint64_t *slot = sb_slot(h, s);
     for (;;) {
         uint64_t v = kda_add64(slot, 1);
@@ -428,7 +430,7 @@ static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
     kda_state *s = &h->state;
     kda_carver cv = {block, 0};
     uint64_t n = s->chunks_max, words = (n + 63) / 64;
-    s->slots = (uint64_t *)kda_carve(&cv, (uint64_t)s->n_sms * s->classes * SB_SLOT_STRIDE * sizeof *s->slots);
+    s->slots = (uint64_t *)kda_carve(&cv, (uint64_t)s->sets * s->classes * SB_SLOT_STRIDE * sizeof *s->slots);
     s->status = (uint32_t *)kda_carve(&cv, n * sizeof *s->status);
     s->freed = (uint32_t *)kda_carve(&cv, n * s->words * sizeof *s->freed);
     s->avail = (uint32_t *)kda_carve(&cv, n * s->words * sizeof *s->avail);
@@ -461,9 +463,12 @@ static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, ui
     s->chunks_max = (uint32_t)room;
     s->chunk_bytes = (uint32_t)chunk;
     s->words = (uint32_t)(chunk / KDA_UNIT / 32);
-    s->n_sms = (uint32_t)sms;
     for (s->classes = 0; s->classes < SB_CLASSES && sb_block(s->classes) <= chunk / 4; s->classes++) {
     }
+    /* Every slot may hold a chunk open: a set of slots (one a class) an SM
+     * while they take at most a quarter of the pool, else SMs share sets. */
+    uint64_t sets = bytes / (4 * chunk * s->classes);
+    s->sets = (uint32_t)(sets < 1 ? 1 : sets > sms ? sms : sets);
     plan->state_bytes = plan->clear_bytes = kda_alloc_bind(h, NULL);
     return 0;
 }
@@ -506,7 +511,7 @@ static inline void kda_alloc_space(const kda_heap *h, kda_space *space)
         space->free_bytes += blocks * sb_block(class1 - 1);
         if (blocks && sb_block(class1 - 1) > space->largest_block) space->largest_block = sb_block(class1 - 1);
     }
-    for (uint32_t i = 0; i < s->n_sms * s->classes; i++) {
+    for (uint32_t i = 0; i < s->sets * s->classes; i++) {
         uint64_t v = *sb_slot(h, i);
         if (sb_v_chunk(v) && sb_v_first(v) && sb_v_ticket(v) < sb_v_limit(v))
             space->free_bytes += (uint64_t)(sb_v_limit(v) - sb_v_ticket(v)) * sb_block(i % s->classes);

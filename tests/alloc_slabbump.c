@@ -47,7 +47,7 @@ static void expect_all_free(const kda_pool *pool)
     const kda_state *s = &h->state;
     uint64_t *unhanded = calloc(s->chunks, sizeof *unhanded);
     cr_assert_not_null(unhanded);
-    for (uint32_t i = 0; i < s->n_sms * s->classes; i++) {
+    for (uint32_t i = 0; i < s->sets * s->classes; i++) {
         uint64_t v = *sb_slot(h, i);
         if (!sb_v_chunk(v)) continue;
         uint32_t c = sb_v_chunk(v) - 1, left = sb_v_ticket(v) < sb_v_limit(v) ? sb_v_limit(v) - sb_v_ticket(v) : 0;
