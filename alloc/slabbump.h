@@ -22,6 +22,8 @@
  *   freed[c][]   one bit a block: freed since the chunk was last installed
  *   avail[c][]   one bit a block: free for the tickets of the slot it is in
  *   taken[]      one bit a chunk: not free; reusable[k][]: queued, class k
+ *   queued[k]    at least the chunks of class k queued (added before the
+ *                bit is set, taken off after it is cleared): 0 skips the search
  *   run[c]       a run's chunk count, at its first chunk; lock, hint
  *
  * malloc(S), S up to the largest class: the ticket t of the SM set's slot for
@@ -96,6 +98,7 @@ typedef struct kda_state {
     uint32_t *avail;       /* [chunks][words] */
     uint64_t *taken;       /* [ceil(chunks / 64)] */
     uint64_t *reusable;    /* [SB_CLASSES][ceil(chunks / 64)] */
+    uint32_t *queued;      /* [SB_CLASSES] */
     uint32_t *run;         /* [chunks] */
     uint32_t *lock;        /* the runs' */
     uint32_t *hint;        /* the lowest taken word that may have a free chunk */
@@ -190,12 +193,16 @@ KDA_FN uint32_t sb_take_free(const kda_heap *h)
 KDA_FN uint32_t sb_take_queued(const kda_heap *h, uint32_t k)
 {
     uint64_t *q = sb_reusable(h, k);
+    if (!kda_load32(&h->state.queued[k])) return UINT32_MAX; /* the common case: a search of no bits */
     for (uint32_t w = 0, words = sb_words_of(h); w < words; w++) {
         uint64_t x = kda_load64(&q[w]);
         while (x) {
             uint64_t bit = x & (0 - x);
             uint64_t old = kda_and64(&q[w], ~bit);
-            if (old & bit) return 64 * w + (uint32_t)(63 - kda_clz64(bit));
+            if (old & bit) {
+                kda_add32(&h->state.queued[k], 0u - 1u);
+                return 64 * w + (uint32_t)(63 - kda_clz64(bit));
+            }
             x = old & ~bit;
         }
     }
@@ -204,7 +211,8 @@ KDA_FN uint32_t sb_take_queued(const kda_heap *h, uint32_t k)
 
 KDA_FN void sb_queue(const kda_heap *h, uint32_t c, uint32_t k)
 {
-    kda_fence(); /* the state before the queue's bit */
+    kda_add32(&h->state.queued[k], 1);
+    kda_fence(); /* the state and the count before the queue's bit */
     kda_or64(&sb_reusable(h, k)[c / 64], (uint64_t)1 << (c % 64));
 }
 
@@ -264,6 +272,7 @@ KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
     if (sb_state(st) == SB_QUEUED) {
         uint64_t bit = (uint64_t)1 << (c % 64);
         if (!(kda_and64(&sb_reusable(h, k)[c / 64], ~bit) & bit)) return;
+        kda_add32(&h->state.queued[k], 0u - 1u);
     } else if (sb_state(st) != SB_CLOSED || kda_cas32(&h->state.status[c], st, st | 1u << SB_STATE_SHIFT) != st) {
         return; /* active in a slot, or another free or its closer moved it */
     }
@@ -299,26 +308,41 @@ KDA_FN void *sb_take_run(const kda_heap *h, uint64_t need)
     while (kda_cas32(h->state.lock, 0, 1) != 0) kda_pause();
     kda_fence();
     void *got = NULL;
-    uint32_t run = 0;
-    for (int64_t c = (int64_t)h->state.chunks - 1; c >= 0 && !got; c--) { /* from the top down */
-        if (kda_load64(&h->state.taken[c / 64]) >> (c % 64) & 1) {
+    uint64_t run = 0; /* free chunks counted from above the bit looked at */
+    /* From the top down, a word of the taken set at a time: whole words
+     * taken or free cost one load (a pool of 8 GiB has 2,048 words). */
+    for (int64_t w = (int64_t)sb_words_of(h) - 1; w >= 0 && !got; w--) {
+        uint32_t left = h->state.chunks - 64 * (uint32_t)w;
+        uint64_t x = kda_load64(&h->state.taken[w]) | (left >= 64 ? 0 : ~(((uint64_t)1 << left) - 1));
+        if (x == ~(uint64_t)0) {
             run = 0;
             continue;
         }
-        if (++run < k) continue;
-        uint32_t lo = (uint32_t)c, i = 0; /* take them; a chunk a slot took meanwhile ends the try */
-        while (i < k && !(kda_or64(&h->state.taken[(lo + i) / 64], (uint64_t)1 << ((lo + i) % 64)) >>
-                          ((lo + i) % 64) & 1))
-            i++;
-        if (i == k) {
-            kda_store32(&h->state.run[lo], (uint32_t)k);
-            kda_store32(&h->state.status[lo], sb_status(SB_ACTIVE, SB_RUN_MARK, 0));
-            got = h->base + (uint64_t)lo * h->state.chunk_bytes;
-        } else {
-            for (uint32_t j = 0; j < i; j++)
-                kda_and64(&h->state.taken[(lo + j) / 64], ~((uint64_t)1 << ((lo + j) % 64)));
-            run = 0;
-            c = lo + i; /* the loop steps below the chunk that was taken */
+        if (x == 0 && run + 64 < k) {
+            run += 64;
+            continue;
+        }
+        for (int b = 63; b >= 0; b--) {
+            if (x >> b & 1) {
+                run = 0;
+                continue;
+            }
+            if (++run < k) continue;
+            uint32_t lo = 64 * (uint32_t)w + (uint32_t)b, i = 0; /* take them; one a slot took ends the try */
+            while (i < k && !(kda_or64(&h->state.taken[(lo + i) / 64], (uint64_t)1 << ((lo + i) % 64)) >>
+                              ((lo + i) % 64) & 1))
+                i++;
+            if (i == k) {
+                kda_store32(&h->state.run[lo], (uint32_t)k);
+                kda_store32(&h->state.status[lo], sb_status(SB_ACTIVE, SB_RUN_MARK, 0));
+                got = h->base + (uint64_t)lo * h->state.chunk_bytes;
+            } else {
+                for (uint32_t j = 0; j < i; j++)
+                    kda_and64(&h->state.taken[(lo + j) / 64], ~((uint64_t)1 << ((lo + j) % 64)));
+                w = (lo + i) / 64 + 1; /* look again from the word of the chunk that was taken */
+                run = 0;
+            }
+            break;
         }
     }
     kda_fence();
@@ -436,6 +460,7 @@ static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
     s->avail = (uint32_t *)kda_carve(&cv, n * s->words * sizeof *s->avail);
     s->taken = (uint64_t *)kda_carve(&cv, words * sizeof *s->taken);
     s->reusable = (uint64_t *)kda_carve(&cv, SB_CLASSES * words * sizeof *s->reusable);
+    s->queued = (uint32_t *)kda_carve(&cv, SB_CLASSES * sizeof *s->queued);
     s->run = (uint32_t *)kda_carve(&cv, n * sizeof *s->run);
     s->lock = (uint32_t *)kda_carve(&cv, sizeof *s->lock);
     s->hint = (uint32_t *)kda_carve(&cv, sizeof *s->hint);
