@@ -4,7 +4,7 @@ import json
 import os
 import time
 
-from .common import by_id, failure_message, failure_reason, log, run, scene_args, scene_label
+from .common import by_id, failure_message, failure_reason, geomean, log, run, scene_args, scene_label
 
 # ---------------------------------------------------------------- data structure builds
 
@@ -125,6 +125,25 @@ def write_ds(args, variants, rows, table, pool_factor, ref, title):
 
 
 # ---------------------------------------------------------------- the pool that grows
+
+def pool_summary(rows):
+    """The title, then per allocator over the scenes it built with --pool auto: the geometric mean and range
+    of auto / 200x and the range of mapped / used."""
+    lines = ["# The pool that grows (--pool auto) beside fixed pools", "",
+             "| allocator | scenes grown | auto / 200x, mean (range) | mapped / used (range) |", "|---|---:|---:|---:|"]
+    order = []
+    for row in rows:
+        if row["allocator"] not in order:
+            order.append(row["allocator"])
+    for name in order:
+        grown = [r for r in rows if r["allocator"] == name and not r["failure"] and r.get("grown")]
+        ratios = [r["ratio_200x"] for r in grown if isinstance(r.get("ratio_200x"), float)]
+        mapped = [r["mapped_over_used"] for r in grown if isinstance(r.get("mapped_over_used"), float)]
+        lines.append("| %s | %d | %s | %s |" % (
+            name, len(grown), "%.2f (%.2f-%.2f)" % (geomean(ratios), min(ratios), max(ratios)) if ratios else "-",
+            "%.2f-%.2f" % (min(mapped), max(mapped)) if mapped else "-"))
+    return lines
+
 
 def pool_part(args, runs, variants):
     auto = build_sweep(args, runs, variants, "pool_auto", None)

@@ -192,18 +192,19 @@ def reuse_table(args, variants, failures):
     lines = ["# Reuse around live blocks", "", "| Allocator | %s | mismatches |" % " | ".join(head),
              "|---|" + "---:|" * len(head) + "---:|"]
     for v in variants:
-        cells, bad = [], 0
+        cells, bad, measured = [], 0, False
         for s in REUSE_SIZES:
             rs = got.get((v.name, s))
             if not rs:
                 cells += [failures.get((v.key, s)) or "-", "-", "-"]
                 continue
+            measured = True
             same = [float(r["served"]) for r in rs if int(r["refill_size"]) == s]
             other = [float(r["served"]) for r in rs if int(r["refill_size"]) != s]
             cells += ["%.2f" % min(float(r["filled"]) for r in rs), "%.2f" % min(same) if same else "-",
                       "%.2f" % min(other) if other else "-"]
             bad += sum(int(r["mismatches"]) for r in rs)
-        lines.append("| %s | %s | %s |" % (v.name, " | ".join(cells), bad if got else "-"))
+        lines.append("| %s | %s | %s |" % (v.name, " | ".join(cells), bad if measured else "-"))
     lines += ["", "fill: share of the pool handed out; same, other: share of the freed bytes served again, at the "
               "same size and at another (the lowest over K).  -: no data.", "", REUSE_PROTOCOL]
     with open(os.path.join(args.out, "reuse.md"), "w") as f:
