@@ -101,7 +101,7 @@ typedef struct kda_state {
     uint32_t *queued;      /* [SB_CLASSES] */
     uint32_t *run;         /* [chunks] */
     uint32_t *lock;        /* the runs' */
-    uint32_t *hint;        /* the lowest taken word that may have a free chunk */
+    uint32_t *hint;        /* the free set's searches start here: raised past full words, lowered by frees */
     uint32_t chunks, chunk_bytes, words; /* chunks in the pool now (growth raises it); words: bitmap words a chunk */
     uint32_t chunks_max;                 /* the chunks the state is laid out for: a growable pool's limit */
     uint32_t sets, classes;              /* slots: sets x classes (SM i takes set i % sets); classes usable */
@@ -168,25 +168,38 @@ KDA_HD uint32_t sb_threshold(const kda_heap *h, uint32_t k)
 
 /* ---- the chunk sets ---- */
 
-/* A free chunk, taken (its bit set), or UINT32_MAX. */
+/* A free chunk, taken (its bit set), or UINT32_MAX.  From the hint word
+ * on; within a word each SM starts at its own bit (SM x 37 mod 64), so
+ * closers of different SMs take different bits with one atomicOr each
+ * instead of all racing for the lowest.  A full word at the hint raises it. */
 KDA_FN uint32_t sb_take_free(const kda_heap *h)
 {
-    uint32_t words = sb_words_of(h), first = kda_load32(h->state.hint);
+    uint32_t words = sb_words_of(h), start = kda_load32(h->state.hint), from = kda_sm_id() * 37u % 64;
+    if (start >= words) start = 0;
     for (uint32_t i = 0; i < words; i++) {
-        uint32_t w = (first + i) % words, left = h->state.chunks - 64 * w;
+        uint32_t w = (start + i) % words, left = h->state.chunks - 64 * w;
         uint64_t valid = left >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << left) - 1;
-        uint64_t x = kda_load64(&h->state.taken[w]);
-        while (~x & valid) {
-            uint64_t bit = (~x & valid) & (0 - (~x & valid));
+        uint64_t free_bits = ~kda_load64(&h->state.taken[w]) & valid;
+        while (free_bits) {
+            uint64_t upper = free_bits & ~(uint64_t)0 << from, pick = upper ? upper : free_bits;
+            uint64_t bit = pick & (0 - pick);
             uint64_t old = kda_or64(&h->state.taken[w], bit);
-            if (!(old & bit)) {
-                if (i) kda_store32(h->state.hint, w);
-                return 64 * w + (uint32_t)(63 - kda_clz64(bit));
-            }
-            x = old | bit;
+            if (!(old & bit)) return 64 * w + (uint32_t)(63 - kda_clz64(bit));
+            free_bits = ~(old | bit) & valid;
         }
+        if (w == start && start + 1 < words) kda_cas32(h->state.hint, w, w + 1);
     }
     return UINT32_MAX;
+}
+
+/* Chunk c is free again: the hint comes down to its word. */
+KDA_FN void sb_lower_hint(const kda_heap *h, uint32_t c)
+{
+    for (uint32_t hint = kda_load32(h->state.hint); hint > c / 64;) {
+        uint32_t old = kda_cas32(h->state.hint, hint, c / 64);
+        if (old == hint) break;
+        hint = old;
+    }
 }
 
 /* A chunk of class k queued for reuse, taken off the queue, or UINT32_MAX. */
@@ -286,6 +299,7 @@ KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
     kda_store32(&h->state.status[c], 0);
     kda_fence(); /* release: the chunk clean before it is free */
     kda_and64(&h->state.taken[c / 64], ~((uint64_t)1 << (c % 64)));
+    sb_lower_hint(h, c);
 }
 
 /* The closer's step: chunk c leaves its slot, and is queued if enough of
@@ -356,6 +370,7 @@ KDA_FN void sb_free_run(const kda_heap *h, uint32_t c)
     kda_store32(&h->state.status[c], 0);
     kda_fence();
     for (uint32_t j = 0; j < k; j++) kda_and64(&h->state.taken[(c + j) / 64], ~((uint64_t)1 << ((c + j) % 64)));
+    sb_lower_hint(h, c);
 }
 
 /* ---- malloc and free ---- */
