@@ -34,7 +34,8 @@
  * many), else a free chunk (first life: limit = blocks a chunk), else none.
  * t > limit: wait until the slot changes, then ask again.  An empty slot is
  * filled by one request at a time, under its fill word.  Larger requests
- * take runs of whole chunks, from the top of the pool, under a lock.
+ * take runs of whole chunks from the top of the pool: one CAS where the run
+ * fits in a word of the taken set, else under a lock.
  *
  * free(p): the chunk's freed count + 1, then p's bit in freed.  A closed
  * chunk whose count reaches a quarter of its blocks is queued for reuse, by
@@ -315,10 +316,51 @@ KDA_FN void sb_close(const kda_heap *h, uint32_t c, uint32_t k)
 
 /* ---- runs of whole chunks, for requests above the largest class ---- */
 
+/* Bit b of the result: bits b to b + k - 1 of x are all set. */
+KDA_HD uint64_t sb_runs_in(uint64_t x, uint32_t k)
+{
+    for (uint32_t have = 1; have < k; have *= 2) x &= x >> (have < k - have ? have : k - have);
+    return x;
+}
+
+/* Marks a run of k chunks starting at lo, taken (its bits set). */
+KDA_FN void *sb_mark_run(const kda_heap *h, uint32_t lo, uint32_t k)
+{
+    kda_store32(&h->state.run[lo], k);
+    kda_store32(&h->state.status[lo], sb_status(SB_ACTIVE, SB_RUN_MARK, 0));
+    kda_fence(); /* release: the marks before the block reaches a thread that may free it */
+    return h->base + (uint64_t)lo * h->state.chunk_bytes;
+}
+
+/* A run of k <= 64 free chunks inside one word of the taken set, the
+ * highest, taken by one CAS of the word (no lock); NULL when no word has
+ * one.  Most runs are short: only longer ones, or those that cross words,
+ * take the lock below. */
+KDA_FN void *sb_take_run_in_word(const kda_heap *h, uint32_t k)
+{
+    for (uint32_t w = sb_words_of(h); w-- > 0;) {
+        uint32_t left = h->state.chunks - 64 * w;
+        uint64_t invalid = left >= 64 ? 0 : ~(((uint64_t)1 << left) - 1);
+        uint64_t seen = kda_load64(&h->state.taken[w]);
+        for (uint64_t runs; (runs = sb_runs_in(~(seen | invalid), k)) != 0;) {
+            uint32_t b = 63 - (uint32_t)kda_clz64(runs);
+            uint64_t mask = (k == 64 ? ~(uint64_t)0 : ((uint64_t)1 << k) - 1) << b;
+            uint64_t old = kda_cas64(&h->state.taken[w], seen, seen | mask);
+            if (old == seen) return sb_mark_run(h, 64 * w + b, k);
+            seen = old;
+        }
+    }
+    return NULL;
+}
+
 KDA_FN void *sb_take_run(const kda_heap *h, uint64_t need)
 {
     uint64_t k = (need + h->state.chunk_bytes - 1) / h->state.chunk_bytes;
     if (k > h->state.chunks) return NULL;
+    if (k <= 64) {
+        void *got = sb_take_run_in_word(h, (uint32_t)k);
+        if (got) return got;
+    }
     while (kda_cas32(h->state.lock, 0, 1) != 0) kda_pause();
     kda_fence();
     void *got = NULL;
@@ -347,9 +389,7 @@ KDA_FN void *sb_take_run(const kda_heap *h, uint64_t need)
                               ((lo + i) % 64) & 1))
                 i++;
             if (i == k) {
-                kda_store32(&h->state.run[lo], (uint32_t)k);
-                kda_store32(&h->state.status[lo], sb_status(SB_ACTIVE, SB_RUN_MARK, 0));
-                got = h->base + (uint64_t)lo * h->state.chunk_bytes;
+                got = sb_mark_run(h, lo, (uint32_t)k);
             } else {
                 for (uint32_t j = 0; j < i; j++)
                     kda_and64(&h->state.taken[(lo + j) / 64], ~((uint64_t)1 << ((lo + j) % 64)));

@@ -132,6 +132,42 @@ Test(slabbump, large_requests_take_runs)
     kda_host_pool_destroy(&pool);
 }
 
+/* Runs of 1 to 80 chunks until the pool has none left: those within a word
+ * of the taken set come by one CAS, longer ones under the lock; every run
+ * starts a chunk, none overlaps another, each keeps its pattern, and the
+ * pool is all free once they are freed. */
+Test(slabbump, runs_in_a_word_and_across_words)
+{
+    kda_pool pool; /* 16 MiB for one SM: 256 chunks of 64 KiB, four words */
+    cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 1, err, sizeof err), 0, "%s", err);
+    kda_host_set_sm(0);
+    kda_heap *h = &pool.heap;
+    uint64_t C = h->state.chunk_bytes;
+    uint32_t n = 0, k[256], longest = 0, shortest = 1000;
+    unsigned char *p[256];
+    for (uint32_t i = 0; n < 256; i++) {
+        k[n] = 1 + i * 37 % 80;
+        if (!(p[n] = kda_malloc(h, (k[n] - 1) * C + C / 2))) break;
+        cr_assert_eq((uint64_t)(p[n] - h->base) % C, 0, "run %u starts a chunk", n);
+        memset(p[n], (int)(n + 1), k[n] * C);
+        longest = k[n] > longest ? k[n] : longest;
+        shortest = k[n] < shortest ? k[n] : shortest;
+        n++;
+    }
+    cr_assert_gt(longest, 64, "a run across words was served");
+    cr_assert_lt(shortest, 64, "a run within a word was served");
+    for (uint32_t a = 0; a < n; a++) {
+        for (uint64_t j = 0; j < k[a] * C; j += 61)
+            cr_assert_eq(p[a][j], (unsigned char)(a + 1), "run %u overwritten at %llu", a, (unsigned long long)j);
+        for (uint32_t b = 0; b < n; b++)
+            cr_assert(a == b || p[a] + k[a] * C <= p[b] || p[b] + k[b] * C <= p[a], "runs %u and %u overlap", a, b);
+    }
+    for (uint32_t a = 0; a < n; a++) kda_free(h, p[a]);
+    cr_assert_eq(taken_chunks(h), 0, "every chunk free again");
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
 /* A chunk whose every block is freed goes back to the free set: a pool
  * filled to its last chunk with 64 B blocks, all freed, then serves 1 KiB
  * blocks in about all of it. */
