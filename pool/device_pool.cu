@@ -92,12 +92,13 @@ static int new_state_block(kda_pool *pool, const char *what, char *err, size_t e
         pool->state_block = NULL;
         return -1;
     }
+    kda_alloc_bind(&pool->heap, (unsigned char *)pool->state_block); /* bound before anything can fail */
     if (cuda_failed(cudaMemset(pool->state_block, 0, pool->plan.state_bytes), what, err, errlen)) return -1;
-    kda_alloc_bind(&pool->heap, (unsigned char *)pool->state_block);
     return 0;
 }
 
-extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
+/* A fixed pool; on failure its caller destroys what was made. */
+static int create_fixed(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
 {
     memset(pool, 0, sizeof *pool);
     pool->on_device = 1;
@@ -119,23 +120,20 @@ extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t
     if (pool->plan.sys_heap_bytes && size_device_heap(pool->plan.sys_heap_bytes, err, errlen)) return -1;
     char what[96];
     snprintf(what, sizeof what, "allocating a pool of %.1f MiB on the GPU", (double)bytes / (1 << 20));
-    if (new_state_block(pool, what, err, errlen)) {
-        kda_pool_destroy(pool);
-        return -1;
-    }
+    if (new_state_block(pool, what, err, errlen)) return -1;
     /* the part the allocator lays out itself (an allocator with an object
      * of its own takes its memory itself) */
-    if (!KDA_ALLOC_DEVICE_OBJECT && pool->plan.sys_heap_bytes < bytes) {
-        if (cuda_failed(cudaMalloc((void **)&h->base, bytes - pool->plan.sys_heap_bytes), what, err, errlen)) {
-            kda_pool_destroy(pool);
-            return -1;
-        }
-    }
-    if (kda_pool_reset(pool, err, errlen)) {
-        kda_pool_destroy(pool);
+    if (!KDA_ALLOC_DEVICE_OBJECT && pool->plan.sys_heap_bytes < bytes &&
+        cuda_failed(cudaMalloc((void **)&h->base, bytes - pool->plan.sys_heap_bytes), what, err, errlen))
         return -1;
-    }
-    return 0;
+    return kda_pool_reset(pool, err, errlen);
+}
+
+extern "C" int kda_pool_create(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
+{
+    int rc = create_fixed(pool, bytes, err, errlen);
+    if (rc) kda_pool_destroy(pool); /* frees what was made and zeroes the pool */
+    return rc;
 }
 
 static void release_range(kda_pool *pool);
@@ -303,6 +301,7 @@ static void release_range(kda_pool *pool)
 
 static uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
+/* A growable pool; on failure its caller destroys what was made. */
 static int create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char *err, size_t errlen)
 {
     memset(pool, 0, sizeof *pool);
@@ -352,21 +351,14 @@ static int create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char 
     }
     pool->heap.base = (unsigned char *)(uintptr_t)va;
     snprintf(what, sizeof what, "allocating the state of a pool of %.1f MiB on the GPU", (double)start / (1 << 20));
-    if (map_more(pool, start, err, errlen) || new_state_block(pool, what, err, errlen)) {
-        kda_pool_destroy(pool);
-        return -1;
-    }
-    if (kda_pool_reset(pool, err, errlen)) {
-        kda_pool_destroy(pool);
-        return -1;
-    }
-    return 0;
+    if (map_more(pool, start, err, errlen) || new_state_block(pool, what, err, errlen)) return -1;
+    return kda_pool_reset(pool, err, errlen);
 }
 
 extern "C" int kda_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char *err, size_t errlen)
 {
     int rc = create_growable(pool, start, limit, err, errlen);
-    if (rc) memset(pool, 0, sizeof *pool); /* a failed create leaves nothing half set */
+    if (rc) kda_pool_destroy(pool); /* frees what was made and zeroes the pool */
     return rc;
 }
 
