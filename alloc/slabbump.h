@@ -122,6 +122,9 @@ KDA_HD uint32_t sb_popc(uint32_t x)
 /* Class k's block: 16 x {1, 2, 3, 4, 6, 8, 12, ..., 768, 1024} bytes. */
 KDA_HD uint32_t sb_block(uint32_t k) { return k == 0 ? 16u : (k % 2 ? 16u : 24u) << ((k + 1) / 2); }
 KDA_HD uint32_t sb_blocks(const kda_heap *h, uint32_t k) { return h->state.chunk_bytes / sb_block(k); }
+/* The bitmap words class k's blocks use (of the chunk's `words`): the
+ * installs, claims and retires of larger classes touch only these. */
+KDA_HD uint32_t sb_words_k(const kda_heap *h, uint32_t k) { return (sb_blocks(h, k) + 31) / 32; }
 /* The smallest class that holds `need` bytes (a multiple of 16), without a
  * search (every malloc asks): in 16-byte units u, with 2^e <= u < 2^(e+1),
  * the classes 2^e (k = 2e - 1), 3 x 2^(e-1) (2e) and 2^(e+1) (2e + 1). */
@@ -253,8 +256,10 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
         kda_fence(); /* acquire: after the queue's bit */
         sb_move(h, c, k, SB_QUEUED, SB_ACTIVE);
         uint32_t moved = 0, *freed = sb_freed(h, c), *avail = sb_avail(h, c);
-        for (uint32_t w = 0; w < h->state.words; w++) {
-            uint32_t x = kda_and32(&freed[w], 0u);
+        for (uint32_t w = 0, words = sb_words_k(h, k); w < words; w++) {
+            /* a word read empty is left alone: a bit landing after the read
+             * stays counted, for the chunk's next install */
+            uint32_t x = kda_load32(&freed[w]) ? kda_and32(&freed[w], 0u) : 0u;
             if (x) {
                 kda_or32(&avail[w], x);
                 moved += sb_popc(x);
@@ -290,13 +295,13 @@ KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
     } else if (sb_state(st) != SB_CLOSED || kda_cas32(&h->state.status[c], st, st | 1u << SB_STATE_SHIFT) != st) {
         return; /* active in a slot, or another free or its closer moved it */
     }
-    uint32_t *freed = sb_freed(h, c);
+    uint32_t *freed = sb_freed(h, c), words = sb_words_k(h, k);
     for (uint32_t bits = 0;; bits = 0) {
-        for (uint32_t w = 0; w < h->state.words; w++) bits += sb_popc(kda_load32(&freed[w]));
+        for (uint32_t w = 0; w < words; w++) bits += sb_popc(kda_load32(&freed[w]));
         if (bits == n) break;
         kda_pause();
     }
-    for (uint32_t w = 0; w < h->state.words; w++) kda_store32(&freed[w], 0);
+    for (uint32_t w = 0; w < words; w++) kda_store32(&freed[w], 0);
     kda_store32(&h->state.status[c], 0);
     kda_fence(); /* release: the chunk clean before it is free */
     kda_and64(&h->state.taken[c / 64], ~((uint64_t)1 << (c % 64)));
@@ -417,9 +422,9 @@ KDA_FN void sb_free_run(const kda_heap *h, uint32_t c)
 
 /* Ticket t of a chunk after its first life: one avail bit, searched from a
  * word hashed from the ticket. */
-KDA_FN uint32_t sb_claim(const kda_heap *h, uint32_t c, uint32_t t)
+KDA_FN uint32_t sb_claim(const kda_heap *h, uint32_t c, uint32_t k, uint32_t t)
 {
-    uint32_t *avail = sb_avail(h, c), words = h->state.words, first = (t * 2654435761u >> 8) % words;
+    uint32_t *avail = sb_avail(h, c), words = sb_words_k(h, k), first = (t * 2654435761u >> 8) % words;
     for (uint32_t i = 0;; i++) {
         uint32_t w = (first + i) % words, x = kda_load32(&avail[w]);
         while (x) {
@@ -447,7 +452,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
             uint32_t b = t;
             if (!sb_v_first(v)) {
                 kda_fence(); /* acquire: the installer's avail bits */
-                b = sb_claim(h, c1 - 1, t);
+                b = sb_claim(h, c1 - 1, k, t);
             }
             return h->base + (uint64_t)(c1 - 1) * h->state.chunk_bytes + (uint64_t)b * sb_block(k);
         }
