@@ -30,8 +30,12 @@
 #define KDA_ALLOC_IN_POOL 0 /* Gallatin allocates its own memory */
 #define KDA_ALLOC_HOST 0
 #define KDA_ALLOC_BUILDS 1
-/* 16 segments: requests of the classes, and segments for larger ones */
-#define KDA_ALLOC_MIN_POOL (256ull << 20)
+/* 64 segments.  Gallatin's start takes blocks for every class before any
+ * request (128 of 64 KiB for 16 B, halving to 4 a class: 13 segments, and
+ * more where its starting threads race), and a start that finds no segment
+ * ends the process (its headers exit on a failed launch): 256 MiB failed
+ * at times on the H200, so the pool keeps room for the start and more. */
+#define KDA_ALLOC_MIN_POOL (1ull << 30)
 #define KDA_ALLOC_NO_GROW_WHY "Gallatin lays its segments out once, over the whole pool"
 
 #include "port.h"
