@@ -29,9 +29,10 @@
  * malloc(S), S up to the largest class: the ticket t of the SM set's slot for
  * S's class.  t < limit: in a chunk's first life the block is t; after
  * that, t claims one bit of avail (atomicAnd from a hashed word on).
- * t == limit: this request closes the chunk and installs the next: a chunk
- * of the class queued for reuse (its freed bits move to avail: limit = how
- * many), else a free chunk (first life: limit = blocks a chunk), else none.
+ * t == limit: this request closes the chunk and installs the next: a free
+ * chunk (first life: limit = blocks a chunk), else a chunk of the class
+ * queued for reuse (its freed bits move to avail: limit = how many), else
+ * none.
  * t > limit: wait until the slot changes, then ask again.  An empty slot is
  * filled by one request at a time, under its fill word.  Larger requests
  * take runs of whole chunks from the top of the pool: one CAS where the run
@@ -104,6 +105,7 @@ typedef struct kda_state {
     uint32_t *lock;        /* the runs' */
     uint32_t *hint;        /* the free set's searches start here: raised past full words, lowered by frees */
     uint32_t chunks, chunk_bytes, words; /* chunks in the pool now (growth raises it); words: bitmap words a chunk */
+    uint32_t chunk_shift;                /* log2(chunk_bytes) */
     uint32_t chunks_max;                 /* the chunks the state is laid out for: a growable pool's limit */
     uint32_t sets, classes;              /* slots: sets x classes (SM i takes set i % sets); classes usable */
 } kda_state;
@@ -121,7 +123,15 @@ KDA_HD uint32_t sb_popc(uint32_t x)
 
 /* Class k's block: 16 x {1, 2, 3, 4, 6, 8, 12, ..., 768, 1024} bytes. */
 KDA_HD uint32_t sb_block(uint32_t k) { return k == 0 ? 16u : (k % 2 ? 16u : 24u) << ((k + 1) / 2); }
-KDA_HD uint32_t sb_blocks(const kda_heap *h, uint32_t k) { return h->state.chunk_bytes / sb_block(k); }
+/* x / sb_block(k) without a division by a variable (every free asks): a
+ * block is 2^s or 3 x 2^s bytes, and floor(floor(x / 2^s) / 3) is
+ * floor(x / (3 x 2^s)). */
+KDA_HD uint32_t sb_div_block(uint32_t x, uint32_t k)
+{
+    uint32_t s = k == 0 ? 4u : (k % 2 ? 4u : 3u) + (k + 1) / 2;
+    return k && k % 2 == 0 ? (x >> s) / 3u : x >> s;
+}
+KDA_HD uint32_t sb_blocks(const kda_heap *h, uint32_t k) { return sb_div_block(h->state.chunk_bytes, k); }
 /* The bitmap words class k's blocks use (of the chunk's `words`): the
  * installs, claims and retires of larger classes touch only these. */
 KDA_HD uint32_t sb_words_k(const kda_heap *h, uint32_t k) { return (sb_blocks(h, k) + 31) / 32; }
@@ -247,33 +257,36 @@ KDA_FN uint32_t sb_move(const kda_heap *h, uint32_t c, uint32_t k, uint32_t from
 }
 KDA_HD int sb_moved(uint32_t st, uint32_t k, uint32_t from) { return sb_state(st) == from && sb_class1(st) == k + 1; }
 
-/* The slot value that installs the next chunk of class k: one queued for
- * reuse (its freed blocks moved to avail), or a free one; 0 for none. */
+/* The slot value that installs the next chunk of class k: a free one, else
+ * one queued for reuse (its freed blocks moved to avail); 0 for none.  Free
+ * chunks first: a first life hands out block t to ticket t, the fastest
+ * path, and a chunk whose blocks are all freed goes back to the free set
+ * anyway; the queue serves the class once the pool has no free chunk. */
 KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
 {
-    uint32_t c = sb_take_queued(h, k);
+    uint32_t c = sb_take_free(h);
     if (c != UINT32_MAX) {
-        kda_fence(); /* acquire: after the queue's bit */
-        sb_move(h, c, k, SB_QUEUED, SB_ACTIVE);
-        uint32_t moved = 0, *freed = sb_freed(h, c), *avail = sb_avail(h, c);
-        for (uint32_t w = 0, words = sb_words_k(h, k); w < words; w++) {
-            /* a word read empty is left alone: a bit landing after the read
-             * stays counted, for the chunk's next install */
-            uint32_t x = kda_load32(&freed[w]) ? kda_and32(&freed[w], 0u) : 0u;
-            if (x) {
-                kda_or32(&avail[w], x);
-                moved += sb_popc(x);
-            }
-        }
-        kda_add32(&h->state.status[c], 0u - moved);
-        kda_fence(); /* release: avail before the slot names the chunk */
-        return sb_value(c, moved, 0);
+        kda_store32(&h->state.status[c], sb_status(SB_ACTIVE, k + 1, 0));
+        kda_fence();
+        return sb_value(c, sb_blocks(h, k), 1);
     }
-    c = sb_take_free(h);
+    c = sb_take_queued(h, k);
     if (c == UINT32_MAX) return 0;
-    kda_store32(&h->state.status[c], sb_status(SB_ACTIVE, k + 1, 0));
-    kda_fence();
-    return sb_value(c, sb_blocks(h, k), 1);
+    kda_fence(); /* acquire: after the queue's bit */
+    sb_move(h, c, k, SB_QUEUED, SB_ACTIVE);
+    uint32_t moved = 0, *freed = sb_freed(h, c), *avail = sb_avail(h, c);
+    for (uint32_t w = 0, words = sb_words_k(h, k); w < words; w++) {
+        /* a word read empty is left alone: a bit landing after the read
+         * stays counted, for the chunk's next install */
+        uint32_t x = kda_load32(&freed[w]) ? kda_and32(&freed[w], 0u) : 0u;
+        if (x) {
+            kda_or32(&avail[w], x);
+            moved += sb_popc(x);
+        }
+    }
+    kda_add32(&h->state.status[c], 0u - moved);
+    kda_fence(); /* release: avail before the slot names the chunk */
+    return sb_value(c, moved, 0);
 }
 
 /* The free that makes every block of chunk c freed: if c is out of any
@@ -454,7 +467,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
                 kda_fence(); /* acquire: the installer's avail bits */
                 b = sb_claim(h, c1 - 1, k, t);
             }
-            return h->base + (uint64_t)(c1 - 1) * h->state.chunk_bytes + (uint64_t)b * sb_block(k);
+            return h->base + ((uint64_t)(c1 - 1) << h->state.chunk_shift) + (uint64_t)b * sb_block(k);
         }
         if (c1 && t == limit) { /* the closer: the next chunk, then this request again */
             kda_fence();
@@ -490,15 +503,16 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
 {
     if (!ptr) return;
     uint64_t offset = (uint64_t)((unsigned char *)ptr - h->base);
-    uint32_t c = (uint32_t)(offset / h->state.chunk_bytes);
-    uint32_t st = kda_load32(&h->state.status[c]), class1 = sb_class1(st);
+    uint32_t c = (uint32_t)(offset >> h->state.chunk_shift);
     kda_fence(); /* our stores to the block land before it can be served again */
+    /* The count first (see the invariants); what it held names the class.
+     * A run's count is written over by its free. */
+    uint32_t old = kda_add32(&h->state.status[c], 1), class1 = sb_class1(old);
     if (class1 == SB_RUN_MARK) {
         sb_free_run(h, c);
         return;
     }
-    uint32_t k = class1 - 1, b = (uint32_t)(offset % h->state.chunk_bytes / sb_block(k));
-    uint32_t old = kda_add32(&h->state.status[c], 1); /* the count first: see the invariants */
+    uint32_t k = class1 - 1, b = sb_div_block((uint32_t)offset & (h->state.chunk_bytes - 1), k);
     kda_or32(&sb_freed(h, c)[b / 32], 1u << (b % 32));
     uint32_t count = (old & SB_COUNT_MASK) + 1;
     if (count == sb_blocks(h, k)) sb_retire(h, c, k);
@@ -547,6 +561,8 @@ static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, ui
     s->chunks = (uint32_t)chunks;
     s->chunks_max = (uint32_t)room;
     s->chunk_bytes = (uint32_t)chunk;
+    for (s->chunk_shift = 0; (1ull << s->chunk_shift) < chunk; s->chunk_shift++) {
+    }
     s->words = (uint32_t)(chunk / KDA_UNIT / 32);
     for (s->classes = 0; s->classes < SB_CLASSES && sb_block(s->classes) <= chunk / 4; s->classes++) {
     }

@@ -39,6 +39,15 @@ Test(slabbump, class_of_every_size)
     kda_host_pool_destroy(&pool);
 }
 
+/* A free's block index, found with shifts: x / sb_block(k) for every class
+ * and every offset in a chunk of 64 KiB. */
+Test(slabbump, block_index_without_division)
+{
+    for (uint32_t k = 0; k < SB_CLASSES; k++)
+        for (uint32_t x = 0; x < 65536; x += 16)
+            cr_assert_eq(sb_div_block(x, k), x / sb_block(k), "class %u, offset %u", k, x);
+}
+
 /* The blocks of class chunk c that are free, counted from its bits and the
  * slots: each must be counted once, and all of them must be. */
 static void expect_all_free(const kda_pool *pool)
@@ -84,19 +93,24 @@ Test(slabbump, first_life_bumps_block_after_block)
     kda_host_pool_destroy(&pool);
 }
 
-/* The blocks freed in a chunk are what its slot serves next, once the
- * chunk is used up: exactly those, and no chunk is taken for them.  One SM,
- * one size: fill a chunk, free every other block, ask for as many again. */
+/* The blocks freed in a chunk are what its slot serves next once the pool
+ * has no free chunk: exactly those, and no chunk is taken for them.  One
+ * SM, one size: fill a chunk, take every other chunk in one run, free
+ * every other block, ask for as many again; then the class has nothing
+ * left (NULL) until the run is freed. */
 Test(slabbump, freed_blocks_are_served_again)
 {
     kda_pool pool;
     kda_heap *h = one_sm_pool(&pool);
     uint32_t k = sb_class_of(h, 64), n = sb_blocks(h, k);
+    uint64_t C = h->state.chunk_bytes;
     unsigned char **block = malloc(n * sizeof *block);
     cr_assert_not_null(block);
     for (uint32_t i = 0; i < n; i++) block[i] = kda_malloc(h, 64);
+    unsigned char *rest = kda_malloc(h, (h->state.chunks - 1) * C);
+    cr_assert_not_null(rest, "every other chunk, in one run");
+    cr_assert_eq(taken_chunks(h), h->state.chunks);
     for (uint32_t i = 0; i < n; i += 2) kda_free(h, block[i]);
-    uint32_t taken = taken_chunks(h);
     for (uint32_t i = 0; i < n / 2; i++) { /* the first closes the chunk, which comes back with its freed half */
         unsigned char *p = kda_malloc(h, 64);
         uint64_t idx = (uint64_t)(p - block[1] + 64) / 64;
@@ -104,10 +118,11 @@ Test(slabbump, freed_blocks_are_served_again)
                   "request %u: %p is not a freed block of the chunk", i, (void *)p);
         block[idx] = NULL; /* served again: it may not come twice */
     }
-    cr_assert_eq(taken_chunks(h), taken, "no new chunk for what was freed");
+    cr_assert_null(kda_malloc(h, 64), "the freed half used up, no chunk left");
+    kda_free(h, rest);
     unsigned char *next = kda_malloc(h, 64);
-    cr_assert_neq((uint64_t)(next - h->base) / h->state.chunk_bytes, (uint64_t)(block[1] - h->base) / h->state.chunk_bytes,
-                  "the freed half used up, a new chunk");
+    cr_assert_not_null(next, "the run's chunks free again");
+    cr_assert_neq((uint64_t)(next - h->base) / C, (uint64_t)(block[1] - h->base) / C, "a new chunk");
     kda_free(h, next);
     for (uint32_t i = 0; i < n; i++) kda_free(h, i % 2 ? block[i] : block[1] - 64 + 64ull * i);
     expect_all_free(&pool);
