@@ -397,9 +397,15 @@ int main(int argc, char **argv)
     }
     if (!test) usage();
     if (is_survey_test(test)) {
-        /* all blocks live at once: 10^6 warps x 8 KiB is 8 GiB (exhaustion: 256 MiB, Halloc's minimum) */
-        int filling = !strcmp(test, "exhaustion") || !strcmp(test, "reuse"); /* 256 MiB: Halloc's minimum */
-        if (!pool_bytes) pool_bytes = filling ? 256ull << 20 : !strcmp(test, "soak") ? 4ull << 30 : 16ull << 30;
+        /* all blocks live at once: 10^6 warps x 8 KiB is 8 GiB.  The tests that
+         * fill the pool take 256 MiB (Halloc's minimum), or the allocator's
+         * smallest pool where that is more (Gallatin's 1 GiB); the rows say
+         * which. */
+        int filling = !strcmp(test, "exhaustion") || !strcmp(test, "reuse");
+        if (!pool_bytes) {
+            pool_bytes = filling ? 256ull << 20 : !strcmp(test, "soak") ? 4ull << 30 : 16ull << 30;
+            if (filling && pool_bytes < kda_allocator_min_pool()) pool_bytes = kda_allocator_min_pool();
+        }
         if (!strcmp(test, "reuse") && size % 16) {
             fprintf(stderr, "kdalloc-allocbench: reuse: --size must be a multiple of 16\n");
             return 2;

@@ -160,7 +160,7 @@ def survey_tables(args, variants, failures):
 REUSE_SIZES = (16, 64, 256, 1024, 4096)
 REUSE_HEAD = "test,allocator,size,k,refill_size,filled,served,mismatches,pool_bytes"
 REUSE_PROTOCOL = """\
-Protocol (kdalloc-allocbench --test reuse, bench/reuse.cu; a 256 MiB pool): lane 0 of each warp allocates
+Protocol (kdalloc-allocbench --test reuse, bench/reuse.cu; a 256 MiB pool, or the allocator's smallest where that is more: Gallatin's 1 GiB): lane 0 of each warp allocates
 blocks of one size until its first NULL (filled: the share of the pool handed out); all but one block in
 every K of that list (in the order they were handed out, every SM's mixed) are freed; then blocks of the
 same size, or of 64 B (1 KiB after 64 B), are allocated until the first NULL or until as many bytes as
