@@ -144,6 +144,7 @@ enum {
 };
 #if defined(KDA_DIAG) && defined(__CUDACC__)
 #define KDA_DIAG_DEVICE 1
+#define KDA_ALLOC_HAS_WALK_STATS 1
 #endif
 #ifdef KDA_DIAG_DEVICE
 static __device__ unsigned long long kda_walk_stats[KDA_SIZE_CLASSES][KDA_STATS];

@@ -103,6 +103,7 @@ typedef struct kda_state {
 } kda_state;
 
 #include "heap.h"
+#include "scatteralloc_diag.h"
 
 KDA_HD uint64_t *sa_word(const kda_heap *h, uint32_t page) { return h->state.word + page; }
 KDA_HD uint32_t *sa_top(const kda_heap *h, uint32_t page) { return h->state.top + page; }
@@ -143,10 +144,11 @@ KDA_FN uint64_t sa_unreserve(const kda_heap *h, uint32_t page)
 
 /* Takes a free bit among the n low bits of *bits, first trying `spot`;
  * -1 when all n are taken. */
-KDA_FN int sa_take_bit(uint32_t *bits, uint32_t n, uint32_t spot)
+KDA_FN int sa_take_bit(uint32_t *bits, uint32_t n, uint32_t spot, sa_diag *d)
 {
     uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
     for (;;) {
+        SA_COUNT(d, SA_D_BIT_TRIES, 1);
         uint32_t mask = 1u << spot;
         uint32_t old = kda_or32(bits, mask);
         if (!(old & mask)) return (int)spot;
@@ -159,11 +161,13 @@ KDA_FN int sa_take_bit(uint32_t *bits, uint32_t n, uint32_t spot)
 }
 
 /* tryUsePage: reserve a chunk of `chunk` bytes on `page` and take its bit. */
-KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk)
+KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk, sa_diag *d)
 {
+    SA_COUNT(d, SA_D_RESERVES, 1);
     uint64_t old = kda_add64(sa_word(h, page), 1);
     uint32_t chunks = sa_chunks(chunk);
     if (sa_size_of(old) != chunk || sa_fill_of(old) >= chunks) { /* re-split meanwhile, or full */
+        SA_COUNT(d, SA_D_UNRESERVES, 1);
         sa_unreserve(h, page);
         return NULL;
     }
@@ -171,7 +175,7 @@ KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk)
     uint32_t lane = kda_lane_id();
     int spot;
     if (chunks <= 32) {
-        while ((spot = sa_take_bit(sa_top(h, page), chunks, lane % chunks)) < 0) kda_pause();
+        while ((spot = sa_take_bit(sa_top(h, page), chunks, lane % chunks, d)) < 0) kda_pause();
     } else {
         /* Two levels: sub-words marked full in top are skipped on a first
          * pass and read anyway after it (the marks are hints).  Our
@@ -181,7 +185,7 @@ KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk)
             uint32_t w = (first + i) % words;
             uint32_t n = w + 1 < words ? 32 : chunks - 32 * w;
             if (i < words && (kda_load32(sa_top(h, page)) >> w & 1u)) continue;
-            int bit = sa_take_bit(sa_sub(h, page, w), n, lane % n);
+            int bit = sa_take_bit(sa_sub(h, page, w), n, lane % n, d);
             if (bit < 0 || (kda_load32(sa_sub(h, page, w)) | (n == 32 ? 0u : ~0u << n)) == ~0u)
                 kda_or32(sa_top(h, page), 1u << w);
             if (bit >= 0) {
@@ -195,31 +199,40 @@ KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk)
 }
 
 /* alloc(Superblock, S): one super block's regions, from the hashed page. */
-KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size)
+KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size, sa_diag *d)
 {
     uint32_t sb_pages = sa_sb_pages(h), regions = (sb_pages + SA_REGION - 1) / SA_REGION, first = sb * sb_pages;
     uint32_t p = (uint32_t)((size * SA_K_SIZE + (uint64_t)kda_sm_id() * SA_K_SM) % sb_pages);
     uint64_t most = size * SA_MAX_FRAG;
     for (uint32_t tried = 0; tried <= regions; tried++) { /* the first region twice: from p, then whole */
         uint32_t region = p / SA_REGION, end = (region + 1) * SA_REGION < sb_pages ? (region + 1) * SA_REGION : sb_pages;
+        SA_COUNT(d, SA_D_REGIONS, 1);
         if (kda_load32(sa_full(h, (first + p) / SA_REGION)) * 10 <= SA_REGION * 9) {
             for (; p < end; p++) {
                 uint32_t page = first + p;
+                SA_COUNT(d, SA_D_PAGES, 1);
                 uint64_t chunk = sa_size_of(kda_load64(sa_word(h, page)));
                 if (chunk == 0) { /* a free page: split it for this size */
                     uint64_t word = kda_load64(sa_word(h, page));
                     while (sa_size_of(word) == 0) {
                         uint64_t seen = kda_cas64(sa_word(h, page), word, sa_pack(size, sa_fill_of(word)));
-                        if (seen == word) break;
+                        if (seen == word) {
+                            SA_COUNT(d, SA_D_SPLITS, 1);
+                            break;
+                        }
                         word = seen;
                     }
                     chunk = sa_size_of(word) ? sa_size_of(word) : size;
                 }
                 if (chunk >= size && chunk <= most && chunk <= SA_PAGE) {
-                    void *loc = sa_try_page(h, page, chunk);
+                    void *loc = sa_try_page(h, page, chunk, d);
                     if (loc) return loc;
+                } else {
+                    SA_COUNT(d, SA_D_SIZE_MISSES, 1);
                 }
             }
+        } else {
+            SA_COUNT(d, SA_D_REGIONS_FULL, 1);
         }
         p = end % sb_pages;
     }
@@ -232,17 +245,21 @@ KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size)
 KDA_HD uint64_t sa_large_mark(uint64_t size, uint32_t i) { return sa_pack(i ? SA_TAIL | i : size, 0); }
 
 /* The single-thread path for requests larger than a page. */
-KDA_FN void *sa_alloc_large(const kda_heap *h, uint64_t size)
+KDA_FN void *sa_alloc_large(const kda_heap *h, uint64_t size, sa_diag *d)
 {
     uint32_t need = (uint32_t)((size + SA_PAGE - 1) / SA_PAGE);
     if (need > h->state.pages) return NULL;
-    while (kda_cas32(sa_lock(h), 0, 1) != 0) kda_pause();
+    while (kda_cas32(sa_lock(h), 0, 1) != 0) {
+        SA_COUNT(d, SA_D_LOCK_SPINS, 1);
+        kda_pause();
+    }
     void *got = NULL;
     /* Look for `need` free pages in a row, from the pool's top page down;
      * then take them, from the lowest up.  A page that small requests took
      * meanwhile gives back the ones taken, and the search goes on below it. */
     uint32_t run = 0;
     for (int64_t q = (int64_t)h->state.pages - 1; q >= 0 && !got; q--) {
+        SA_COUNT(d, SA_D_LARGE_PAGES, 1);
         uint64_t word = kda_load64(sa_word(h, (uint32_t)q));
         if (word != 0) {
             run = 0;
@@ -269,17 +286,23 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 {
     if (size == 0 || size > h->bytes) return NULL;
     size = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
-    if (size > SA_PAGE) return sa_alloc_large(h, size);
-    uint32_t active = kda_load32(sa_active(h));
-    for (uint32_t k = 0; k < h->state.super_blocks; k++) {
-        uint32_t sb = (active + k) % h->state.super_blocks;
-        void *p = sa_alloc_in(h, sb, size);
-        if (p) {
-            if (k) kda_store32(sa_active(h), sb);
-            return p;
-        }
+    sa_diag d = {{0}};
+    long long started = SA_DIAG_CLOCK();
+    void *p = NULL;
+    if (size > SA_PAGE) {
+        p = sa_alloc_large(h, size, &d);
+        sa_diag_add(&d, 1, started, p != NULL);
+        return p;
     }
-    return NULL;
+    uint32_t active = kda_load32(sa_active(h));
+    for (uint32_t k = 0; k < h->state.super_blocks && !p; k++) {
+        uint32_t sb = (active + k) % h->state.super_blocks;
+        SA_COUNT(&d, SA_D_SUPER_BLOCKS, 1);
+        p = sa_alloc_in(h, sb, size, &d);
+        if (p && k) kda_store32(sa_active(h), sb);
+    }
+    sa_diag_add(&d, 0, started, p != NULL);
+    return p;
 }
 
 KDA_FN void kda_free(const kda_heap *h, void *ptr)

@@ -23,9 +23,10 @@ static __device__ __forceinline__ uint32_t bench_hash32(uint32_t x)
     return x ^ (x >> 16);
 }
 
-/* Built with -DKDA_DIAG (circular allocators): the walk statistics of the
- * runs since stats_reset, on stderr. */
-#if defined(KDA_DIAG) && defined(KDA_ALLOCATOR_IS_CIRCULAR)
+/* Built with -DKDA_DIAG (the allocators with walk statistics, the circular
+ * ones and ScatterAlloc): their statistics of the runs since stats_reset,
+ * on stderr. */
+#if defined(KDA_DIAG) && defined(KDA_ALLOC_HAS_WALK_STATS)
 static inline void stats_reset(void) { CUDA(kda_walk_stats_reset(), "resetting the walk statistics"); }
 static inline void stats_print(const char *test, uint32_t payload)
 {

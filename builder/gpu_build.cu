@@ -181,7 +181,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
      * Built with -DKDA_DIAG, it also prints the allocator's walks. */
     for (int attempt = 0;; attempt++) {
         float ms;
-#if defined(KDA_DIAG) && defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#if defined(KDA_DIAG) && defined(KDA_ALLOC_HAS_WALK_STATS)
         CHECK(kda_walk_stats_reset(), "resetting the walk statistics");
 #endif
         if (alloc_buffers(&b, n, err, errlen)) goto fail;
@@ -194,7 +194,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
             goto fail;
         }
     }
-#if defined(KDA_DIAG) && defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#if defined(KDA_DIAG) && defined(KDA_ALLOC_HAS_WALK_STATS)
     CHECK(kda_walk_stats_print(stderr, "warm-up build"), "reading the walk statistics");
 #endif
     stats->n_alloc = st.n_alloc;

@@ -59,11 +59,12 @@ Test(scatteralloc, max_frag_and_two_levels)
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
+    sa_diag d = {{0}};
     void *a = kda_malloc(h, 256);
     uint32_t page = page_of(&pool, a);
-    void *b = sa_try_page(h, page, 256);
+    void *b = sa_try_page(h, page, 256, &d);
     cr_assert_not_null(b, "a second 256-byte chunk on the page");
-    cr_assert_null(sa_try_page(h, page, 128), "the page is split for 256, not 128");
+    cr_assert_null(sa_try_page(h, page, 128, &d), "the page is split for 256, not 128");
     enum { N = 600 };
     static void *small[N];
     for (int i = 0; i < N; i++) {
@@ -88,12 +89,13 @@ Test(scatteralloc, stale_chunk_size_is_refused)
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
+    sa_diag d = {{0}};
     void *a = kda_malloc(h, 64);
     uint32_t page = page_of(&pool, a);
     kda_free(h, a);
     cr_assert_eq(*sa_word(h, page), 0, "the emptied page is retired");
     *sa_word(h, page) = sa_pack(1024, 0); /* re-split by another thread */
-    cr_assert_null(sa_try_page(h, page, 64), "a reservation for 64-byte chunks on a 1 KiB page");
+    cr_assert_null(sa_try_page(h, page, 64, &d), "a reservation for 64-byte chunks on a 1 KiB page");
     cr_assert_eq(sa_fill_of(*sa_word(h, page)), 0, "the reservation is given back");
     *sa_word(h, page) = 0;
     expect_all_free(&pool);
