@@ -16,6 +16,9 @@
  *                        host, a per-thread number set by kda_host_set_sm
  *   kda_warp_slot        the calling warp's number in the grid; on the
  *                        host, a per-thread number set by kda_host_set_warp
+ *   kda_warp_on_sm       the warp's slot on its multiprocessor (%warpid: it
+ *                        may change as warps come and go, a hash's input
+ *                        only); on the host, kda_warp_slot's number
  *   kda_lane_id          the lane in the warp (0 on the host)
  *   kda_warp_sums        (device) a prefix sum over the calling lanes
  *   kda_sys_malloc/free  the system's allocator: CUDA's device malloc on the
@@ -72,6 +75,12 @@ KDA_FN uint32_t kda_warp_slot(void)
     uint64_t block = blockIdx.x + (uint64_t)gridDim.x * (blockIdx.y + (uint64_t)gridDim.y * blockIdx.z);
     uint32_t t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     return (uint32_t)((block * blockDim.x * blockDim.y * blockDim.z + t) >> 5);
+}
+KDA_FN uint32_t kda_warp_on_sm(void)
+{
+    uint32_t id;
+    asm volatile("mov.u32 %0, %%warpid;" : "=r"(id));
+    return id;
 }
 KDA_FN uint32_t kda_lane_id(void) { return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u; }
 KDA_FN void *kda_sys_malloc(uint64_t size) { return malloc(size); }
@@ -132,6 +141,7 @@ KDA_FN void kda_store64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOM
 KDA_FN void kda_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 KDA_FN uint32_t kda_sm_id(void) { return kda_host_sm; }
 KDA_FN uint32_t kda_warp_slot(void) { return kda_host_warp; }
+KDA_FN uint32_t kda_warp_on_sm(void) { return kda_host_warp; }
 KDA_FN uint32_t kda_lane_id(void) { return 0; }
 /* The C library's malloc and free, behind a call (host_pool.c). */
 void *kda_sys_malloc(uint64_t size);

@@ -19,6 +19,8 @@
  *   full[region] how many of the region's pages are full (fill = chunks)
  *   active       the super block where small requests start
  *   lock         the large requests' lock (one thread at a time)
+ *   large_from   the first page of the last large block placed: where the
+ *                next large search starts (0: at the top)
  *
  * Invariants.
  *   - A page's chunk size changes only while its fill level is 0: from 0 to
@@ -30,15 +32,17 @@
  *   - full[r] changes exactly when a page's fill crosses between S's
  *     chunk count - 1 and the count, by the thread making the crossing.
  *
- * malloc(S) pads S to 16 bytes.  S <= P: hash the size and the SM to a
- * page p = (S k_S + sm k_mp) mod pages-per-super-block of the active super
- * block; walk the region's pages (skipping regions with more than 9/10 of
- * their pages full) for one whose chunk size is in [S, 2S] (max_frag = 2)
- * or unset (set it to S); reserve a chunk with atomicAdd on the fill level,
+ * malloc(S) pads S to 16 bytes.  S <= P: hash the size, the SM and the
+ * warp's slot on it to a page p = (S k_S + sm k_mp + warp (1 + 32 S / P))
+ * mod pages-per-super-block of the active super block; walk the region's
+ * pages (skipping regions with more than 9/10 of their pages full) for one
+ * whose chunk size is in [S, 2S] (max_frag = 2) or unset (set it to S) and
+ * that was not full when read; reserve a chunk with atomicAdd on the fill level,
  * then take the bit at lane mod chunks, or the next free one (the paper's
  * bit arithmetic).  All regions tried: the next super block (it becomes
  * the active one).  S > P: the single-thread path: under the lock, search
- * from the pool's top page downwards for ceil(S/P) consecutive free pages,
+ * downwards from the last large block's first page (then from the pool's
+ * top down to it) for ceil(S/P) consecutive free pages,
  * set each one's chunk size to S (CAS; a page taken meanwhile releases the
  * ones set and the search goes on below it).  The block's other pages
  * carry their distance to its first page, so that a search skips a large
@@ -60,7 +64,18 @@
  *   - The paper's "next free spot" arithmetic rotates the used bits; the
  *     free ones are meant (a full mask gives a step of 0).
  *   - Large requests search from the top of the pool instead of super
- *     blocks set aside: no fixed split for the user to tune.
+ *     blocks set aside: no fixed split for the user to tune.  Each search
+ *     starts where the last one placed its block, so that a burst of them
+ *     does not read every block placed before (100,000 warps' 8 KiB
+ *     blocks: quadratic, minutes).
+ *   - The walk reads a page's fill level with its chunk size and passes a
+ *     full page without the reservation and its return (two atomics a
+ *     full page in the paper's tryUsePage).
+ *   - The hash adds the warp's slot on its SM (%warpid) times one more
+ *     than the pages a warp's 32 requests of size S fill, as the original
+ *     code's configuration does (mallocMC's hashingDistWP and
+ *     hashingDistWPRel, both 1): with the SM alone, every warp of an SM
+ *     starts at the same page and walks past the pages its SM filled.
  */
 #ifndef KDA_SCATTERALLOC_H
 #define KDA_SCATTERALLOC_H
@@ -98,6 +113,7 @@ typedef struct kda_state {
     uint32_t *full;        /* [regions] full pages of the region */
     uint32_t *active;      /* the super block where small requests start */
     uint32_t *lock;        /* the large requests' lock */
+    uint32_t *large_from;  /* the page where their next search starts (0: the top) */
     uint32_t pages;        /* in the pool */
     uint32_t super_blocks; /* SA_SUPER_BLOCKS, or 1 for a small pool */
 } kda_state;
@@ -202,7 +218,11 @@ KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk, sa_di
 KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size, sa_diag *d)
 {
     uint32_t sb_pages = sa_sb_pages(h), regions = (sb_pages + SA_REGION - 1) / SA_REGION, first = sb * sb_pages;
-    uint32_t p = (uint32_t)((size * SA_K_SIZE + (uint64_t)kda_sm_id() * SA_K_SM) % sb_pages);
+    /* The paper hashes the size and the SM; the warp's slot on the SM, at
+     * a distance of the pages a warp's requests of this size fill, spreads
+     * an SM's warps over pages of their own (see the header). */
+    uint64_t warp = (uint64_t)kda_warp_on_sm() * (1 + 32 * size / SA_PAGE);
+    uint32_t p = (uint32_t)((size * SA_K_SIZE + (uint64_t)kda_sm_id() * SA_K_SM + warp) % sb_pages);
     uint64_t most = size * SA_MAX_FRAG;
     for (uint32_t tried = 0; tried <= regions; tried++) { /* the first region twice: from p, then whole */
         uint32_t region = p / SA_REGION, end = (region + 1) * SA_REGION < sb_pages ? (region + 1) * SA_REGION : sb_pages;
@@ -211,9 +231,8 @@ KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size, sa_diag 
             for (; p < end; p++) {
                 uint32_t page = first + p;
                 SA_COUNT(d, SA_D_PAGES, 1);
-                uint64_t chunk = sa_size_of(kda_load64(sa_word(h, page)));
+                uint64_t word = kda_load64(sa_word(h, page)), chunk = sa_size_of(word);
                 if (chunk == 0) { /* a free page: split it for this size */
-                    uint64_t word = kda_load64(sa_word(h, page));
                     while (sa_size_of(word) == 0) {
                         uint64_t seen = kda_cas64(sa_word(h, page), word, sa_pack(size, sa_fill_of(word)));
                         if (seen == word) {
@@ -225,6 +244,10 @@ KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size, sa_diag 
                     chunk = sa_size_of(word) ? sa_size_of(word) : size;
                 }
                 if (chunk >= size && chunk <= most && chunk <= SA_PAGE) {
+                    if (sa_fill_of(word) >= sa_chunks(chunk)) { /* full when read: no reservation tried */
+                        SA_COUNT(d, SA_D_FILL_SKIPS, 1);
+                        continue;
+                    }
                     void *loc = sa_try_page(h, page, chunk, d);
                     if (loc) return loc;
                 } else {
@@ -254,27 +277,39 @@ KDA_FN void *sa_alloc_large(const kda_heap *h, uint64_t size, sa_diag *d)
         kda_pause();
     }
     void *got = NULL;
-    /* Look for `need` free pages in a row, from the pool's top page down;
+    /* Look for `need` free pages in a row, downwards from where the last
+     * large block was placed to the bottom, then from the pool's top page
+     * down to there (and the need - 1 pages below it, for a run across it);
      * then take them, from the lowest up.  A page that small requests took
-     * meanwhile gives back the ones taken, and the search goes on below it. */
-    uint32_t run = 0;
-    for (int64_t q = (int64_t)h->state.pages - 1; q >= 0 && !got; q--) {
-        SA_COUNT(d, SA_D_LARGE_PAGES, 1);
-        uint64_t word = kda_load64(sa_word(h, (uint32_t)q));
-        if (word != 0) {
-            run = 0;
-            if (sa_size_of(word) & SA_TAIL) q -= sa_size_of(word) & ~SA_TAIL; /* to the block's first page */
-            continue;
-        }
-        if (++run < need) continue;
-        uint32_t lo = (uint32_t)q, i = 0;
-        while (i < need && kda_cas64(sa_word(h, lo + i), 0, sa_large_mark(size, i)) == 0) i++;
-        if (i == need) {
-            got = h->base + (uint64_t)lo * SA_PAGE;
-        } else {
-            for (uint32_t j = 0; j < i; j++) kda_add64(sa_word(h, lo + j), (uint64_t)0 - sa_large_mark(size, j));
-            q = lo + i; /* the loop steps below the page that was taken */
-            run = 0;
+     * meanwhile gives back the ones taken, and the search goes on below it.
+     * Starting at the last block, not the top, a request passes the blocks
+     * placed since the pages above were searched only after the bottom. */
+    uint32_t pages = h->state.pages, start = kda_load32(h->state.large_from);
+    if (start == 0 || start > pages) start = pages;
+    for (uint32_t sweep = 0; sweep < 2 && !got; sweep++) {
+        int64_t top = sweep ? (int64_t)pages - 1 : (int64_t)start - 1;
+        int64_t bottom = sweep ? (int64_t)start - need + 1 : 0;
+        if (sweep && start == pages) break; /* the first sweep searched them all */
+        uint32_t run = 0;
+        for (int64_t q = top; q >= (bottom > 0 ? bottom : 0) && !got; q--) {
+            SA_COUNT(d, SA_D_LARGE_PAGES, 1);
+            uint64_t word = kda_load64(sa_word(h, (uint32_t)q));
+            if (word != 0) {
+                run = 0;
+                if (sa_size_of(word) & SA_TAIL) q -= sa_size_of(word) & ~SA_TAIL; /* to the block's first page */
+                continue;
+            }
+            if (++run < need) continue;
+            uint32_t lo = (uint32_t)q, i = 0;
+            while (i < need && kda_cas64(sa_word(h, lo + i), 0, sa_large_mark(size, i)) == 0) i++;
+            if (i == need) {
+                got = h->base + (uint64_t)lo * SA_PAGE;
+                kda_store32(h->state.large_from, lo);
+            } else {
+                for (uint32_t j = 0; j < i; j++) kda_add64(sa_word(h, lo + j), (uint64_t)0 - sa_large_mark(size, j));
+                q = lo + i; /* the loop steps below the page that was taken */
+                run = 0;
+            }
         }
     }
     kda_fence();
@@ -344,6 +379,7 @@ static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
     s->full = (uint32_t *)kda_carve(&c, (uint64_t)sa_regions(s->pages) * sizeof *s->full);
     s->active = (uint32_t *)kda_carve(&c, sizeof *s->active);
     s->lock = (uint32_t *)kda_carve(&c, sizeof *s->lock);
+    s->large_from = (uint32_t *)kda_carve(&c, sizeof *s->large_from);
     return c.used;
 }
 

@@ -128,6 +128,32 @@ Test(scatteralloc, large_requests_take_pages_from_the_top)
     kda_host_pool_destroy(&pool);
 }
 
+/* A large search starts below the last large block and wraps to the top:
+ * pages freed above it are found only once the pages below it are gone. */
+Test(scatteralloc, large_search_starts_at_the_last_block)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    uint64_t three = 3 * SA_PAGE;
+    unsigned char *a = kda_malloc(h, three), *b = kda_malloc(h, three);
+    cr_assert(a && b && b == a - three);
+    kda_free(h, a);
+    unsigned char *c = kda_malloc(h, three);
+    cr_assert_eq(c, b - three, "below the last block, not in the pages freed above it");
+    uint32_t below = (uint32_t)((c - h->base) / SA_PAGE);
+    unsigned char *d = kda_malloc(h, (uint64_t)(below - 1) * SA_PAGE);
+    cr_assert_eq(d, h->base + SA_PAGE, "every page below but the lowest");
+    unsigned char *e = kda_malloc(h, three);
+    cr_assert_eq(e, a, "the bottom has one page: the search wraps to the top");
+    fill(e, three, 5);
+    cr_assert_null(kda_malloc(h, three), "no three free pages left");
+    cr_assert(intact(e, three, 5));
+    kda_free(h, b), kda_free(h, c), kda_free(h, d), kda_free(h, e);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
 /* Exhaustion gives NULL, and after freeing everything the same number of
  * requests succeeds again. */
 Test(scatteralloc, null_on_exhaustion_then_usable)
