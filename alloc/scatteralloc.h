@@ -19,8 +19,8 @@
  *   full[region] how many of the region's pages are full (fill = chunks)
  *   active       the super block where small requests start
  *   lock         the large requests' lock (one thread at a time)
- *   large_from   the first page of the last large block placed: where the
- *                next large search starts (0: at the top)
+ *   large_from   the first page of the last large block placed: the next
+ *                large search starts below it (0: at the top)
  *
  * Invariants.
  *   - A page's chunk size changes only while its fill level is 0: from 0 to
@@ -71,6 +71,12 @@
  *   - The walk reads a page's fill level with its chunk size and passes a
  *     full page without the reservation and its return (two atomics a
  *     full page in the paper's tryUsePage).
+ *   - A reservation that finds its page re-split to another size and
+ *     makes it full counts that crossing in the region before it gives the
+ *     reservation back (whose give-back uncounts it): otherwise the count
+ *     dropped below 0 and hid the region from every later walk.
+ *   - A large block is below 2 GiB (its first page holds the size under
+ *     SA_TAIL): larger requests get NULL.
  *   - The hash adds the warp's slot on its SM (%warpid) times one more
  *     than the pages a warp's 32 requests of size S fill, as the original
  *     code's configuration does (mallocMC's hashingDistWP and
@@ -113,7 +119,7 @@ typedef struct kda_state {
     uint32_t *full;        /* [regions] full pages of the region */
     uint32_t *active;      /* the super block where small requests start */
     uint32_t *lock;        /* the large requests' lock */
-    uint32_t *large_from;  /* the page where their next search starts (0: the top) */
+    uint32_t *large_from;  /* their next search starts below this page (0: at the top) */
     uint32_t pages;        /* in the pool */
     uint32_t super_blocks; /* SA_SUPER_BLOCKS, or 1 for a small pool */
 } kda_state;
@@ -180,10 +186,15 @@ KDA_FN int sa_take_bit(uint32_t *bits, uint32_t n, uint32_t spot, sa_diag *d)
 KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk, sa_diag *d)
 {
     SA_COUNT(d, SA_D_RESERVES, 1);
-    uint64_t old = kda_add64(sa_word(h, page), 1);
+    uint64_t old = kda_add64(sa_word(h, page), 1), now = sa_size_of(old);
     uint32_t chunks = sa_chunks(chunk);
-    if (sa_size_of(old) != chunk || sa_fill_of(old) >= chunks) { /* re-split meanwhile, or full */
+    if (now != chunk || sa_fill_of(old) >= chunks) { /* re-split meanwhile, or full */
         SA_COUNT(d, SA_D_UNRESERVES, 1);
+        /* A page re-split to another size may be made full by this add: the
+         * crossing is counted, as every crossing is, so that the give-back
+         * that uncounts it leaves the region's count as it was. */
+        if (now != chunk && now && now <= SA_PAGE && sa_fill_of(old) + 1 == sa_chunks(now))
+            kda_add32(sa_full(h, page / SA_REGION), 1);
         sa_unreserve(h, page);
         return NULL;
     }
@@ -271,7 +282,7 @@ KDA_HD uint64_t sa_large_mark(uint64_t size, uint32_t i) { return sa_pack(i ? SA
 KDA_FN void *sa_alloc_large(const kda_heap *h, uint64_t size, sa_diag *d)
 {
     uint32_t need = (uint32_t)((size + SA_PAGE - 1) / SA_PAGE);
-    if (need > h->state.pages) return NULL;
+    if (need > h->state.pages || size >= SA_TAIL) return NULL; /* the first page's mark holds the size below SA_TAIL */
     while (kda_cas32(sa_lock(h), 0, 1) != 0) {
         SA_COUNT(d, SA_D_LOCK_SPINS, 1);
         kda_pause();

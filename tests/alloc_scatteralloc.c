@@ -128,6 +128,43 @@ Test(scatteralloc, large_requests_take_pages_from_the_top)
     kda_host_pool_destroy(&pool);
 }
 
+/* A reservation that finds its page re-split to another size, and makes
+ * it full, counts that crossing and uncounts it with its give-back: the
+ * region's count of full pages stays as it was (it used to wrap below 0,
+ * which hid the region from every walk). */
+Test(scatteralloc, refused_reservation_keeps_the_full_count)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 4u << 20, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    sa_diag d = {{0}};
+    uint32_t page = 5, region = page / SA_REGION, chunks = sa_chunks(1024);
+    *sa_word(h, page) = sa_pack(1024, chunks - 1); /* re-split by others, one chunk short of full */
+    cr_assert_null(sa_try_page(h, page, 64, &d), "a reservation made for 64-byte chunks");
+    cr_assert_eq(*sa_full(h, region), 0, "the region's full count moved");
+    cr_assert_eq(*sa_word(h, page), sa_pack(1024, chunks - 1), "the reservation is given back");
+    *sa_word(h, page) = 0;
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
+/* A large block's first page holds its size below SA_TAIL (2 GiB): a
+ * request of 2 GiB or more gets NULL, even where the pages are free, not a
+ * block whose first page reads as another's tail. */
+Test(scatteralloc, large_blocks_below_2_gib)
+{
+    kda_pool pool;
+    uint64_t bytes = (2ull << 30) + 8 * SA_PAGE;
+    cr_assert_eq(kda_host_pool_create(&pool, bytes, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    cr_assert_null(kda_malloc(h, 2ull << 30), "2 GiB in one block");
+    unsigned char *p = kda_malloc(h, (2ull << 30) - SA_PAGE);
+    cr_assert_not_null(p, "2 GiB less a page");
+    kda_free(h, p);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
 /* A large search starts below the last large block and wraps to the top:
  * pages freed above it are found only once the pages below it are gone. */
 Test(scatteralloc, large_search_starts_at_the_last_block)
