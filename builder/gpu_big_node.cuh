@@ -304,20 +304,26 @@ static __device__ int warp_finished_last_chunk(warp_ctx *c, big_slot *s, uint32_
     return 1;
 }
 
-/* Bins chunk `chunk` of big node t (in slot s) and merges its bins into
- * the slot's.  Merged only the bins this chunk touched: lane l takes words
- * l, l + 32, ..., so that each atomic instruction of the warp covers one
- * 128-byte line (four words a lane, each lane's own line, made the
- * 10M-triangle build 4% slower), and the shared-memory reads of six steps
- * are issued together. */
-static __device__ __forceinline__ void big_bin_part(warp_ctx *c, big_slot *s, const task *t, uint32_t chunk,
-                                                    const float scale[3])
+/* BIN chunk of a big node; the last one chooses the split. */
+static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
 {
     PROBE_START;
-    uint32_t begin = chunk * c->p->chunk, end = min(t->n, begin + c->p->chunk);
+    const build_params *p = c->p;
+    big_slot *s = &p->slots[id];
+    task t = load_task(&s->t); /* written before the chunks were published */
+    uint32_t n_chunks = __ldcg(&s->n_chunks);
+    float extent[3], scale[3], inv_area;
+    box_setup(&t, extent, &inv_area);
+    bin_scales(extent, scale);
+    uint32_t begin = chunk * p->chunk, end = min(t.n, begin + p->chunk);
     PROBE_MARK(c, PROBE_BIN_SETUP);
-    bin_range(c, t->refs, begin, end, t->lo, scale);
+    bin_range(c, t.refs, begin, end, t.lo, scale);
     PROBE_MARK(c, PROBE_BIN_BINNING);
+    /* Merged into the slot's bins, only the bins this chunk touched: lane
+     * l takes words l, l + 32, ..., so that each atomic instruction of the
+     * warp covers one 128-byte line (four words a lane, each lane's own
+     * line, made the 10M-triangle build 4% slower), and the shared-memory
+     * reads of six steps are issued together. */
     uint32_t *mine = &c->sm->bins[0][0][0], *shared = &s->bins[0][0][0];
 #pragma unroll 6
     for (uint32_t j = 0; j < BIN_WORDS / 32; j++) {
@@ -326,41 +332,31 @@ static __device__ __forceinline__ void big_bin_part(warp_ctx *c, big_slot *s, co
     }
     PROBE_MARK(c, PROBE_BIN_MERGE);
     PROBE_COUNT(c, PROBE_BIN_CHUNKS);
-}
-
-/* Big node t of slot `id`, every BIN chunk merged: chooses its split from
- * the slot's bins, allocates the children's arrays and sets the slot up
- * for the SCATTER phase; its chunks, or 0 when the node became a leaf or
- * the allocation failed (the slot given back then). */
-static __device__ __forceinline__ uint32_t big_split(warp_ctx *c, uint32_t id, const task *t, const float scale[3],
-                                                     float inv_area)
-{
-    PROBE_START;
-    const build_params *p = c->p;
-    big_slot *s = &p->slots[id];
+    int last = warp_finished_last_chunk(c, s, n_chunks);
+    PROBE_MARK(c, PROBE_BIN_HANDOVER);
+    if (!last) return;
     /* The merged bins, every load of a lane in flight at once: this read
      * is on the critical path of every big-node level. */
-    uint32_t *mine = &c->sm->bins[0][0][0], *shared = &s->bins[0][0][0];
 #pragma unroll
     for (int j = 0; j < BIN_VECS_PER_LANE; j++)
         ((uint4 *)mine)[c->lane + 32 * j] = __ldcg(&((const uint4 *)shared)[c->lane + 32 * j]);
     __syncwarp();
-    split_decision d = binned_split(c->sm->bins, t->n, t->lo, t->hi, scale, inv_area);
-    if (!may_split(p, t, inv_area) || d.axis < 0 || !(d.cost < kdtree_leaf_cost(t->n))) {
-        warp_make_leaf(c, t, 0, 0, 0);
+    split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, scale, inv_area);
+    if (!may_split(p, &t, inv_area) || d.axis < 0 || !(d.cost < kdtree_leaf_cost(t.n))) {
+        warp_make_leaf(c, &t, 0, 0, 0);
         __syncwarp();
         if (c->lane == 0) lane0_release_slot(p, id);
-        return 0;
+        return;
     }
     PROBE_MARK(c, PROBE_SPLIT_CHOOSE);
     uint32_t *left, *right;
-    if (warp_alloc_children(c, t, d.n_left, d.n_right, &left, &right)) {
+    if (warp_alloc_children(c, &t, d.n_left, d.n_right, &left, &right)) {
         __syncwarp();
         if (c->lane == 0) lane0_release_slot(p, id); /* the node was spilled, or the build failed */
-        return 0;
+        return;
     }
     PROBE_MARK(c, PROBE_SPLIT_ALLOC);
-    uint32_t n_scatter = node_chunks(p, t->n); /* the BIN phase's, but the root's is one (root_setup) */
+    uint32_t n_scatter = node_chunks(p, t.n); /* n_chunks, but the root's BIN phase is one (root_setup) */
     if (c->lane == 0) {
         s->n_chunks = n_scatter;
         s->axis = (uint32_t)d.axis;
@@ -373,46 +369,25 @@ static __device__ __forceinline__ uint32_t big_split(warp_ctx *c, uint32_t id, c
         s->right = right;
         s->done = 0;
     }
-    return n_scatter;
-}
-
-/* BIN chunk of a big node; the last one chooses the split. */
-static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
-{
-    PROBE_START;
-    const build_params *p = c->p;
-    big_slot *s = &p->slots[id];
-    task t = load_task(&s->t); /* written before the chunks were published */
-    uint32_t n_chunks = __ldcg(&s->n_chunks);
-    float extent[3], scale[3], inv_area;
-    box_setup(&t, extent, &inv_area);
-    bin_scales(extent, scale);
-    big_bin_part(c, s, &t, chunk, scale);
-    PROBE_RESTART;
-    int last = warp_finished_last_chunk(c, s, n_chunks);
-    PROBE_MARK(c, PROBE_BIN_HANDOVER);
-    if (!last) return;
-    uint32_t n_scatter = big_split(c, id, &t, scale, inv_area);
-    if (!n_scatter) return;
-    PROBE_RESTART;
     push_chunks(p, c->lane, PHASE_SCATTER, id, n_scatter, NO_SLOT, 0); /* its fence orders the slot before the chunks */
     PROBE_MARK(c, PROBE_BIN_SPLIT);
     PROBE_COUNT(c, PROBE_BIG_SPLITS);
 }
 
-/* Scatters chunk `chunk` of big node t (slot s, its split set by
- * big_split) into the children's arrays; 0, or -1 when the counts
- * disagree with the split's (memory was overwritten: the build fails). */
-static __device__ __forceinline__ int big_scatter_part(warp_ctx *c, big_slot *s, const task *t, uint32_t chunk)
+/* SCATTER chunk of a big node; the last one finishes the node. */
+static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
 {
     PROBE_START;
     const build_params *p = c->p;
+    big_slot *s = &p->slots[id];
+    task t = load_task(&s->t);
+    uint32_t n_chunks = __ldcg(&s->n_chunks);
     uint32_t axis = __ldcg(&s->axis), k = __ldcg(&s->k);
     uint32_t *left = (uint32_t *)__ldcg((const unsigned long long *)&s->left);
     uint32_t *right = (uint32_t *)__ldcg((const unsigned long long *)&s->right);
-    float lo = pick3(t->lo, (int)axis), extent = pick3(t->hi, (int)axis) - lo;
+    float lo = pick3(t.lo, (int)axis), extent = pick3(t.hi, (int)axis) - lo;
     float scale = __fdiv_rn((float)GPU_BINS, extent);
-    uint32_t begin = chunk * p->chunk, end = min(t->n, begin + p->chunk);
+    uint32_t begin = chunk * p->chunk, end = min(t.n, begin + p->chunk);
     uint32_t lanes_below = (1u << c->lane) - 1;
 
     /* Count this chunk's sides (kept, two bits a step, for the writes),
@@ -423,11 +398,11 @@ static __device__ __forceinline__ int big_scatter_part(warp_ctx *c, big_slot *s,
     uint32_t *staged = c->sm->staged;
     axis_pipe q;
     PROBE_MARK(c, PROBE_SCATTER_SETUP);
-    axis_pipe_start(&q, p, t->refs, begin + c->lane, end, (int)axis);
+    axis_pipe_start(&q, p, t.refs, begin + c->lane, end, (int)axis);
 #pragma unroll 1
     for (uint32_t i = begin + c->lane; i < end; i += 32, step++) {
         float tlo, thi;
-        staged[i - begin] = axis_pipe_step(&q, p, t->refs, i, end, (int)axis, &tlo, &thi);
+        staged[i - begin] = axis_pipe_step(&q, p, t.refs, i, end, (int)axis, &tlo, &thi);
         uint32_t sides = binned_sides(k, tlo, thi, lo, scale);
         kept |= sides << (2 * step);
         nl += sides & 1u;
@@ -446,7 +421,7 @@ static __device__ __forceinline__ int big_scatter_part(warp_ctx *c, big_slot *s,
     }
     at_l = broadcast(at_l);
     at_r = broadcast(at_r);
-    if (at_l + nl > n_left || at_r + nr > n_right) return -1; /* never write past the arrays */
+    if (at_l + nl > n_left || at_r + nr > n_right) return; /* never write past the arrays */
     PROBE_MARK(c, PROBE_SCATTER_RESERVE);
     step = 0;
 #pragma unroll 1
@@ -464,59 +439,27 @@ static __device__ __forceinline__ int big_scatter_part(warp_ctx *c, big_slot *s,
     }
     PROBE_MARK(c, PROBE_SCATTER_WRITE);
     PROBE_COUNT(c, PROBE_SCATTER_CHUNKS);
-    return 0;
-}
-
-/* Big node t of slot `id`, every SCATTER chunk done: its split into *d and
- * the children's arrays, the node pair lane 0 reserved (into *pair), the
- * parent's array freed, and the slot kept as the warp's spare for a big
- * child. */
-static __device__ __forceinline__ void big_unslot(warp_ctx *c, uint32_t id, const task *t, split_decision *d,
-                                                  uint32_t **left, uint32_t **right, uint32_t *pair)
-{
-    big_slot *s = &c->p->slots[id];
-    *left = (uint32_t *)__ldcg((const unsigned long long *)&s->left);
-    *right = (uint32_t *)__ldcg((const unsigned long long *)&s->right);
-    d->axis = (int)__ldcg(&s->axis);
-    d->pos = __ldcg(&s->split);
-    d->n_left = __ldcg(&s->n_left);
-    d->n_right = __ldcg(&s->n_right);
-    *pair = 0;
-    if (c->lane == 0) {
-        *pair = lane0_reserve_pair(c);
-        if (__ldcg(&s->left_cursor) != d->n_left || __ldcg(&s->right_cursor) != d->n_right) set_error(c->p, BUILD_CORRUPT);
-        lane0_free(c, t->refs, t->n);
-        c->sm->spare_slot = id; /* every chunk is done: a big child takes the slot */
-    }
-}
-
-/* Gives the warp's spare slot back when no child took it. */
-static __device__ __forceinline__ void release_spare(warp_ctx *c)
-{
-    __syncwarp();
-    if (c->lane == 0 && c->sm->spare_slot != NO_SLOT) {
-        lane0_release_slot(c->p, c->sm->spare_slot);
-        c->sm->spare_slot = NO_SLOT;
-    }
-}
-
-/* SCATTER chunk of a big node; the last one finishes the node. */
-static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
-{
-    PROBE_START;
-    big_slot *s = &c->p->slots[id];
-    task t = load_task(&s->t);
-    uint32_t n_chunks = __ldcg(&s->n_chunks);
-    if (big_scatter_part(c, s, &t, chunk)) return;
-    PROBE_RESTART;
     int last = warp_finished_last_chunk(c, s, n_chunks);
     PROBE_MARK(c, PROBE_SCATTER_HANDOVER);
     if (!last) return;
     split_decision d;
-    uint32_t *left, *right, pair;
-    big_unslot(c, id, &t, &d, &left, &right, &pair);
+    d.axis = (int)axis;
+    d.pos = __ldcg(&s->split);
+    d.n_left = n_left;
+    d.n_right = n_right;
+    uint32_t pair = 0;
+    if (c->lane == 0) {
+        pair = lane0_reserve_pair(c);
+        if (__ldcg(&s->left_cursor) != n_left || __ldcg(&s->right_cursor) != n_right) set_error(p, BUILD_CORRUPT);
+        lane0_free(c, t.refs, t.n);
+        c->sm->spare_slot = id; /* every chunk is done: a big child takes the slot */
+    }
     big_take_children(c, &t, &d, left, right, pair);
-    release_spare(c);
+    __syncwarp();
+    if (c->lane == 0 && c->sm->spare_slot != NO_SLOT) { /* no child did */
+        lane0_release_slot(p, c->sm->spare_slot);
+        c->sm->spare_slot = NO_SLOT;
+    }
     PROBE_MARK(c, PROBE_SCATTER_CHILDREN);
 }
 

@@ -29,7 +29,6 @@ typedef struct build_buffers {
     uint32_t warps;
     uint32_t *queue_seq;
     big_slot *slots;
-    uint32_t *top_chunks;
     kdtree_node *nodes;
     uint32_t *refs_out;
     uint32_t queue_capacity, node_capacity, refs_capacity;
@@ -44,7 +43,6 @@ static void free_buffers(build_buffers *b)
     cudaFree(b->out_left);
     cudaFree(b->queue_seq);
     cudaFree(b->slots);
-    cudaFree(b->top_chunks);
     cudaFree(b->nodes);
     cudaFree(b->refs_out);
     memset(b, 0, sizeof *b);
@@ -57,7 +55,6 @@ static int alloc_buffers(build_buffers *b, uint32_t n, char *err, size_t errlen)
         CHECK(cudaMalloc(&b->boxes, (size_t)n * sizeof(tri_box)), "allocating triangle boxes on the GPU");
         CHECK(cudaMalloc(&b->state, sizeof(build_state)), "allocating the build state");
         CHECK(cudaMalloc(&b->slots, KDA_BUILD_SLOTS * sizeof(big_slot)), "allocating big-node slots");
-        CHECK(cudaMalloc(&b->top_chunks, 3 * TOP_CHUNKS * sizeof(uint32_t)), "allocating the top levels' chunk lists");
         CHECK(cudaMalloc(&b->out_left, (size_t)b->warps * sizeof(uint2)), "allocating the build state");
     }
     if (!b->cells) {

@@ -56,8 +56,6 @@ static build_params make_params(const build_buffers *b, const kda_pool *pool, ui
     while (p.chunk < CHUNK_MAX && (uint64_t)p.chunk * KDA_BUILD_CHUNK_SHARE < n) p.chunk *= 2;
     p.big_node = KDA_BUILD_BIG_CHUNKS * p.chunk > KDA_BUILD_BIG_NODE_MIN ? KDA_BUILD_BIG_CHUNKS * p.chunk : KDA_BUILD_BIG_NODE_MIN;
     p.max_depth = (uint32_t)kdtree_max_depth(n);
-    p.top_levels = KDA_BUILD_TOP_LEVELS && !p.can_park;
-    p.top_chunks = b->top_chunks;
     return p;
 }
 

@@ -67,21 +67,6 @@
 #define KDA_BUILD_SLOTS 1024u /* big nodes in flight at once (a multiple of 32, at most 1024) */
 #endif
 #define SLOT_WORDS (KDA_BUILD_SLOTS / 32u) /* the free slots' bitmap: one bit a slot */
-/* The top of the tree, level by level (gpu_top_levels.cuh): on (1) for
- * the fixed pool's kernels; a level of more than KDA_BUILD_TOP_NODES big
- * nodes goes to the queue instead, as does every level below TOP_DEPTH;
- * a level's chunks are listed in tables of TOP_CHUNKS entries. */
-#ifndef KDA_BUILD_TOP_LEVELS
-#define KDA_BUILD_TOP_LEVELS 1
-#endif
-#ifndef KDA_BUILD_TOP_NODES
-#define KDA_BUILD_TOP_NODES 512u
-#endif
-#ifndef KDA_BUILD_TOP_SHARE
-#define KDA_BUILD_TOP_SHARE 1 /* one block in this many works on the top levels */
-#endif
-#define TOP_DEPTH 48u
-#define TOP_CHUNKS 65536u
 #define NO_SLOT 0xffffffffu
 #define NO_TICKET 0xffffffffu
 
@@ -196,13 +181,6 @@ typedef struct build_state {
     unsigned long long live_bytes, peak_bytes;
     unsigned long long profile[PROF_COUNT];
     uint32_t *root_refs;
-    /* The top levels (gpu_top_levels.cuh): the grid barrier, and per level
-     * its big nodes (slots, in top_slots[level % 2]) and its BIN and
-     * SCATTER chunks listed in build_params.top_chunks. */
-    line_u32 bar_count, bar_gen;
-    uint32_t bar_stop;
-    uint32_t top_nodes[TOP_DEPTH], top_bin[TOP_DEPTH], top_scatter[TOP_DEPTH];
-    uint32_t top_slots[2][KDA_BUILD_SLOTS];
 #ifdef KDA_PROBE
     unsigned long long probe[PROBE_PARTS];
 #endif
@@ -231,8 +209,6 @@ typedef struct build_params {
     uint32_t chunk;          /* references per chunk of a big node (KDA_BUILD_CHUNK_MIN .. CHUNK_MAX) */
     uint32_t big_node;       /* nodes with more references are big: split by many warps */
     uint32_t max_depth;
-    int top_levels;          /* the top of the tree goes level by level (gpu_top_levels.cuh) */
-    uint32_t *top_chunks;    /* [3][TOP_CHUNKS]: two levels' BIN chunks and one's SCATTER chunks */
 } build_params;
 
 typedef struct warp_smem {
@@ -258,7 +234,6 @@ typedef struct block_smem {
     int idle;   /* warps of this block without work */
     int seeker; /* one warp of the block polls the global queue */
     int done;   /* the build is over (or failed) */
-    int stop;   /* the top levels end (gpu_top_levels.cuh's grid barrier) */
 } block_smem;
 
 /* What a warp carries (counters: lane 0's copy counts). */
@@ -338,7 +313,6 @@ static __device__ __forceinline__ void probe_mark(const warp_ctx *c, int what, l
 static __device__ __forceinline__ void probe_count(const warp_ctx *c, int what) { probe_add(c, what, 1ull); }
 #define PROBE_START long long probe_since = clock64()
 #define PROBE_MARK(c, what) probe_mark(c, what, &probe_since)
-#define PROBE_RESTART (probe_since = clock64()) /* after a part that timed itself */
 #define PROBE_COUNT(c, what) probe_count(c, what)
 /* The exact split's cycles and count, by the node's size (at most 8, 16, 32, 64). */
 #define PROBE_EXACT(c, n)                                                                                  \
@@ -351,7 +325,6 @@ static __device__ __forceinline__ void probe_count(const warp_ctx *c, int what) 
 #define PROBE_EXACT(c, n) ((void)0)
 #define PROBE_START ((void)0)
 #define PROBE_MARK(c, what) ((void)0)
-#define PROBE_RESTART ((void)0)
 #define PROBE_COUNT(c, what) ((void)0)
 #endif
 

@@ -44,7 +44,6 @@
 #include "gpu_build_types.cuh"
 #include "gpu_node_work.cuh"
 #include "gpu_tasks.cuh"
-#include "gpu_top_levels.cuh"
 
 /* ---- nodes done by one warp ---- */
 
@@ -227,7 +226,6 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
 #endif
     if (c.lane < PROF_COUNT) c.sm->profile[c.lane] = 0;
     __syncwarp();
-    if (KDA_BUILD_TOP_LEVELS && !can_park) warp_top_levels(&c); /* a growable pool's builds take the top through the queue */
     uint32_t idle = 0, worked = 0; /* worked: the warp has had work (the timeline) */
     long long idle_since = prof_start(&c);
     for (;;) {

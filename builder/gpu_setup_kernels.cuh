@@ -81,17 +81,11 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
     if (root.n > p.big_node) {
         uint32_t n_chunks = warp_fill_slot(&c, 0, &root); /* slot 0, taken before any warp looks at the free ones */
         if (c.lane == 0) {
+            p.slots[0].n_chunks = 1; /* its BIN phase: the one entry below */
             p.state->slot_free[0] &= ~1u;
             p.state->slots_free.v -= 1u;
-            if (p.top_levels) { /* level 0 of the top levels (gpu_top_levels.cuh), pending until they end */
-                p.state->top_nodes[0] = 1;
-                p.state->top_slots[0][0] = 0;
-                p.state->pending.v += 1;
-            } else {
-                p.slots[0].n_chunks = 1; /* its BIN phase: the one entry below */
-                task e = chunk_entry(PHASE_BIN, 0, n_chunks, push_stamp()); /* past the last chunk: no references */
-                lane0_push(&c, &e);
-            }
+            task e = chunk_entry(PHASE_BIN, 0, n_chunks, push_stamp()); /* past the last chunk: no references */
+            lane0_push(&c, &e);
         }
     } else if (c.lane == 0) {
         lane0_push(&c, &root);
