@@ -81,11 +81,14 @@ typedef struct reuse_lists {
     unsigned blocks;
 } reuse_lists;
 
-static unsigned long long ru_count(reuse_lists *l)
+/* The blocks a fill of at most `most` put in its list: its count, less
+ * the warps that counted past `most` and freed their block (an allocator
+ * that never says NULL, AWMalloc, ends there). */
+static unsigned long long ru_count(reuse_lists *l, unsigned long long most)
 {
     unsigned long long n;
     CUDA(cudaMemcpy(&n, l->counters, sizeof n, cudaMemcpyDeviceToHost), "reading the count");
-    return n < l->capacity ? n : l->capacity;
+    return n < most ? n : most;
 }
 
 static void reuse_one(kda_pool *pool, reuse_lists *l, uint32_t size, uint32_t k, uint32_t refill)
@@ -100,7 +103,7 @@ static void reuse_one(kda_pool *pool, reuse_lists *l, uint32_t size, uint32_t k,
     ru_fill<<<l->blocks, THREADS>>>(h, size, l->first, pool->heap.bytes / size, l->counters);
     CUDA(cudaGetLastError(), "launching the fill");
     CUDA(cudaDeviceSynchronize(), "filling the pool");
-    unsigned long long n = ru_count(l);
+    unsigned long long n = ru_count(l, pool->heap.bytes / size);
     ru_pattern<<<l->blocks, THREADS>>>(n, l->first, size, 1, k, 0, 0, l->counters + 1);
     ru_free<<<l->blocks, THREADS>>>(h, n, l->first, k, 0);
     CUDA(cudaGetLastError(), "launching the thinning");
@@ -110,8 +113,7 @@ static void reuse_one(kda_pool *pool, reuse_lists *l, uint32_t size, uint32_t k,
     if (most) ru_fill<<<l->blocks, THREADS>>>(h, refill, l->again, most, l->counters);
     CUDA(cudaGetLastError(), "launching the refill");
     CUDA(cudaDeviceSynchronize(), "refilling the pool");
-    unsigned long long m = most ? ru_count(l) : 0;
-    if (m > most) m = most;
+    unsigned long long m = most ? ru_count(l, most) : 0;
     ru_pattern<<<l->blocks, THREADS>>>(m, l->again, refill, 2, 1, 0, 0, l->counters + 1);
     ru_pattern<<<l->blocks, THREADS>>>(n, l->first, size, 1, k, 1, 1, l->counters + 1);
     ru_pattern<<<l->blocks, THREADS>>>(m, l->again, refill, 2, 1, 0, 1, l->counters + 1);
