@@ -112,6 +112,18 @@ typedef struct kda_state {
 
 #include "heap.h"
 
+/* Tests' seams: with KDA_TEST_SEAMS (the host tests only) the steps named
+ * below call sb_test_seam (tests/alloc_slabbump.c), which may stall the
+ * thread there, so that a test can put another thread's steps in between.
+ * Elsewhere they compile to nothing. */
+enum { SB_SEAM_QUEUED = 1, SB_SEAM_COUNTED, SB_SEAM_INSTALLED };
+#ifdef KDA_TEST_SEAMS
+void sb_test_seam(int at, const kda_heap *h, uint32_t c, uint32_t n);
+#define SB_SEAM(at, h, c, n) sb_test_seam(at, h, c, n)
+#else
+#define SB_SEAM(at, h, c, n) ((void)0)
+#endif
+
 KDA_HD uint32_t sb_popc(uint32_t x)
 {
 #ifdef __CUDA_ARCH__
@@ -236,13 +248,6 @@ KDA_FN uint32_t sb_take_queued(const kda_heap *h, uint32_t k)
     return UINT32_MAX;
 }
 
-KDA_FN void sb_queue(const kda_heap *h, uint32_t c, uint32_t k)
-{
-    kda_add32(&h->state.queued[k], 1);
-    kda_fence(); /* the state and the count before the queue's bit */
-    kda_or64(&sb_reusable(h, k)[c / 64], (uint64_t)1 << (c % 64));
-}
-
 /* Moves chunk c of class k from state `from` to `to`, keeping its count;
  * returns the status it moved from, or found in another state or class
  * (then nothing moved: a late request may meet a chunk that was retired
@@ -266,6 +271,7 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
 {
     uint32_t c = sb_take_free(h);
     if (c != UINT32_MAX) {
+        kda_fence(); /* acquire: after the retirer's status 0 */
         kda_store32(&h->state.status[c], sb_status(SB_ACTIVE, k + 1, 0));
         kda_fence();
         return sb_value(c, sb_blocks(h, k), 1);
@@ -273,17 +279,27 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
     c = sb_take_queued(h, k);
     if (c == UINT32_MAX) return 0;
     kda_fence(); /* acquire: after the queue's bit */
-    sb_move(h, c, k, SB_QUEUED, SB_ACTIVE);
+    /* Only the taker of the queue's bit moves a chunk out of QUEUED, so the
+     * move succeeds; the count it read (at least the threshold) is frees
+     * whose bits are set or on their way (a free counts, then sets its
+     * bit).  Those bits are waited for: installing fewer, none at worst,
+     * would close the chunk again at once, queue it and install it again
+     * while a free is held between its two steps. */
+    uint32_t want = sb_move(h, c, k, SB_QUEUED, SB_ACTIVE) & SB_COUNT_MASK;
     uint32_t moved = 0, *freed = sb_freed(h, c), *avail = sb_avail(h, c);
-    for (uint32_t w = 0, words = sb_words_k(h, k); w < words; w++) {
-        /* a word read empty is left alone: a bit landing after the read
-         * stays counted, for the chunk's next install */
-        uint32_t x = kda_load32(&freed[w]) ? kda_and32(&freed[w], 0u) : 0u;
-        if (x) {
-            kda_or32(&avail[w], x);
-            moved += sb_popc(x);
+    for (uint32_t words = sb_words_k(h, k);; kda_pause()) {
+        for (uint32_t w = 0; w < words; w++) {
+            /* a word read empty is left alone: a bit landing after the read
+             * stays counted, for the chunk's next install */
+            uint32_t x = kda_load32(&freed[w]) ? kda_and32(&freed[w], 0u) : 0u;
+            if (x) {
+                kda_or32(&avail[w], x);
+                moved += sb_popc(x);
+            }
         }
+        if (moved >= want) break;
     }
+    SB_SEAM(SB_SEAM_INSTALLED, h, c, moved);
     kda_add32(&h->state.status[c], 0u - moved);
     kda_fence(); /* release: avail before the slot names the chunk */
     return sb_value(c, moved, 0);
@@ -299,6 +315,7 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
  * (their counts came first), clears them, and frees the chunk. */
 KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
 {
+    kda_fence(); /* after the count add (a free's) or the queue's bit (sb_queue's): see sb_queue */
     uint32_t st = kda_load32(&h->state.status[c]), n = sb_blocks(h, k);
     if ((st & SB_COUNT_MASK) != n || sb_class1(st) != k + 1) return;
     if (sb_state(st) == SB_QUEUED) {
@@ -319,6 +336,22 @@ KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
     kda_fence(); /* release: the chunk clean before it is free */
     kda_and64(&h->state.taken[c / 64], ~((uint64_t)1 << (c % 64)));
     sb_lower_hint(h, c);
+}
+
+/* Chunk c, moved to QUEUED by the caller, gets its queue bit.  A free
+ * that made every block freed between the move and the bit found no bit
+ * to take and left the chunk to us: after the bit, the count is read
+ * again (sb_retire), and such a chunk retires now instead of sitting in
+ * the queue with nothing live.  The bit, a fence, the count read; the
+ * free: its count add, a fence (sb_retire's), the bit taken: one of the
+ * two sees the other, and one atomicAnd takes the bit. */
+KDA_FN void sb_queue(const kda_heap *h, uint32_t c, uint32_t k)
+{
+    kda_add32(&h->state.queued[k], 1);
+    kda_fence(); /* the state and the count before the queue's bit */
+    SB_SEAM(SB_SEAM_QUEUED, h, c, k);
+    kda_or64(&sb_reusable(h, k)[c / 64], (uint64_t)1 << (c % 64));
+    sb_retire(h, c, k);
 }
 
 /* The closer's step: chunk c leaves its slot, and is queued if enough of
@@ -344,6 +377,7 @@ KDA_HD uint64_t sb_runs_in(uint64_t x, uint32_t k)
 /* Marks a run of k chunks starting at lo, taken (its bits set). */
 KDA_FN void *sb_mark_run(const kda_heap *h, uint32_t lo, uint32_t k)
 {
+    kda_fence(); /* acquire: after the taken bits, so the marks land after the chunks' last frees' */
     kda_store32(&h->state.run[lo], k);
     kda_store32(&h->state.status[lo], sb_status(SB_ACTIVE, SB_RUN_MARK, 0));
     kda_fence(); /* release: the marks before the block reaches a thread that may free it */
@@ -443,7 +477,10 @@ KDA_FN uint32_t sb_claim(const kda_heap *h, uint32_t c, uint32_t k, uint32_t t)
         while (x) {
             uint32_t bit = x & (0u - x);
             uint32_t old = kda_and32(&avail[w], ~bit);
-            if (old & bit) return 32 * w + (uint32_t)kda_ffs32(bit) - 1;
+            if (old & bit) {
+                kda_fence(); /* acquire: the install that set the bit, and the free before it */
+                return 32 * w + (uint32_t)kda_ffs32(bit) - 1;
+            }
             x = old & ~bit;
         }
         if (i >= words) kda_pause(); /* a bit is on its way (an older ticket took one of ours) */
@@ -452,8 +489,8 @@ KDA_FN uint32_t sb_claim(const kda_heap *h, uint32_t c, uint32_t k, uint32_t t)
 
 KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 {
+    if (size == 0 || size > h->bytes) return NULL; /* before the padding, which wraps near 2^64 */
     uint64_t need = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
-    if (size == 0 || need > h->bytes) return NULL;
     uint32_t k = sb_class_of(h, need);
     if (k == SB_CLASSES) return sb_take_run(h, need);
     uint32_t s = (kda_sm_id() % h->state.sets) * h->state.classes + k;
@@ -462,11 +499,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
         uint64_t v = kda_add64(slot, 1);
         uint32_t c1 = sb_v_chunk(v), t = sb_v_ticket(v), limit = sb_v_limit(v);
         if (c1 && t < limit) {
-            uint32_t b = t;
-            if (!sb_v_first(v)) {
-                kda_fence(); /* acquire: the installer's avail bits */
-                b = sb_claim(h, c1 - 1, k, t);
-            }
+            uint32_t b = sb_v_first(v) ? t : sb_claim(h, c1 - 1, k, t);
             return h->base + ((uint64_t)(c1 - 1) << h->state.chunk_shift) + (uint64_t)b * sb_block(k);
         }
         if (c1 && t == limit) { /* the closer: the next chunk, then this request again */
@@ -488,6 +521,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
                 if (!sb_v_chunk(seen) && !next) return NULL; /* no chunk left for the class */
             } else {
                 while (kda_load32(sb_fill(h, s)) && !sb_v_chunk(kda_load64(slot))) kda_pause();
+                kda_fence(); /* acquire: the filler's slot, written before its fill word came down */
                 if (!sb_v_chunk(kda_load64(slot))) return NULL; /* the filler found none */
             }
             continue;
@@ -513,6 +547,7 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
         return;
     }
     uint32_t k = class1 - 1, b = sb_div_block((uint32_t)offset & (h->state.chunk_bytes - 1), k);
+    SB_SEAM(SB_SEAM_COUNTED, h, c, b);
     kda_or32(&sb_freed(h, c)[b / 32], 1u << (b % 32));
     uint32_t count = (old & SB_COUNT_MASK) + 1;
     if (count == sb_blocks(h, k)) sb_retire(h, c, k);

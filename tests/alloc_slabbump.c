@@ -1,9 +1,17 @@
 /* alloc_slabbump.c - SlabBump's own host tests, included by
  * test_alloc_slabbump.  Oracles: the chunk sets and bitmaps read directly
  * (every block of every class chunk accounted for once: freed, avail, or
- * not yet handed out by a slot's first life; no run left), addresses
- * computed from the chunk and block size, and the set of blocks freed
- * against the set served again. */
+ * not yet handed out by a slot's first life; no run left; no chunk with
+ * nothing live kept out of the free set), addresses computed from the
+ * chunk and block size, the set of blocks freed against the set served
+ * again, and the pool served whole once everything is freed.  The races
+ * are forced through the header's seams (KDA_TEST_SEAMS), which stall a
+ * thread between two steps of the algorithm. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+
 
 static int sb_is_taken(const kda_heap *h, uint32_t c) { return h->state.taken[c / 64] >> (c % 64) & 1; }
 
@@ -48,17 +56,38 @@ Test(slabbump, block_index_without_division)
             cr_assert_eq(sb_div_block(x, k), x / sb_block(k), "class %u, offset %u", k, x);
 }
 
-/* The blocks of class chunk c that are free, counted from its bits and the
- * slots: each must be counted once, and all of them must be. */
+/* The seams of slabbump.h (KDA_TEST_SEAMS): a test that stalls a thread
+ * between two steps sets `seam_hook` before its threads start. */
+static void (*seam_hook)(int at, const kda_heap *h, uint32_t c, uint32_t n);
+void sb_test_seam(int at, const kda_heap *h, uint32_t c, uint32_t n)
+{
+    if (seam_hook) seam_hook(at, h, c, n);
+}
+
+/* The slot that holds chunk c, or -1. */
+static int64_t slot_of(const kda_heap *h, uint32_t c)
+{
+    for (uint32_t i = 0; i < h->state.sets * h->state.classes; i++)
+        if (sb_v_chunk(*sb_slot(h, i)) == c + 1) return i;
+    return -1;
+}
+
+/* Once every block is freed: each block of every class chunk is counted
+ * once (freed, avail, or not yet handed out by a slot's first life), and
+ * all of them are; a chunk out of every slot is free, none is queued for
+ * reuse (a chunk with nothing live belongs to the free set, for any class);
+ * with no slot holding a chunk, a request for the whole pool is served. */
 static void expect_all_free(const kda_pool *pool)
 {
     const kda_heap *h = &pool->heap;
     const kda_state *s = &h->state;
     uint64_t *unhanded = calloc(s->chunks, sizeof *unhanded);
     cr_assert_not_null(unhanded);
+    uint32_t held = 0;
     for (uint32_t i = 0; i < s->sets * s->classes; i++) {
         uint64_t v = *sb_slot(h, i);
         if (!sb_v_chunk(v)) continue;
+        held++;
         uint32_t c = sb_v_chunk(v) - 1, left = sb_v_ticket(v) < sb_v_limit(v) ? sb_v_limit(v) - sb_v_ticket(v) : 0;
         if (sb_v_first(v)) unhanded[c] += left;
     }
@@ -74,6 +103,18 @@ static void expect_all_free(const kda_pool *pool)
         }
         cr_assert_eq(bits + unhanded[c], sb_blocks(h, class1 - 1), "chunk %u (class %u): %llu of %u blocks free", c,
                      class1 - 1, (unsigned long long)(bits + unhanded[c]), sb_blocks(h, class1 - 1));
+        cr_assert_geq(slot_of(h, c), 0, "chunk %u (class %u, state %u): every block freed, out of every slot, yet taken",
+                      c, class1 - 1, sb_state(s->status[c]));
+    }
+    for (uint32_t k = 0; k < SB_CLASSES; k++) {
+        cr_assert_eq(s->queued[k], 0, "class %u: %u chunks counted as queued", k, s->queued[k]);
+        for (uint32_t w = 0; w < sb_words_max(h); w++)
+            cr_assert_eq(sb_reusable(h, k)[w], 0, "class %u: chunks queued in word %u", k, w);
+    }
+    if (!held) {
+        void *all = kda_malloc(h, h->bytes);
+        cr_assert_not_null(all, "every block freed, no slot holds a chunk: the whole pool is one run");
+        kda_free(h, all);
     }
     free(unhanded);
 }
@@ -204,4 +245,176 @@ Test(slabbump, emptied_chunks_serve_any_class)
     expect_all_free(&pool);
     free(block);
     kda_host_pool_destroy(&pool);
+}
+
+/* The free that leaves nothing live in a chunk, made between the chunk's
+ * move to QUEUED and its queue bit (the seam stalls the queuing free there
+ * and makes the chunk's other frees): the chunk still goes back to the free
+ * set.  A pool filled with 64 B blocks to the last (every chunk closed); a
+ * quarter of the first chunk's blocks freed queues it. */
+static void **rest_block;
+static uint32_t rest_from, rest_to, rest_done;
+static void free_rest_when_queued(int at, const kda_heap *h, uint32_t c, uint32_t n)
+{
+    (void)c, (void)n;
+    if (at != SB_SEAM_QUEUED || rest_done) return;
+    rest_done = 1;
+    for (uint32_t i = rest_from; i < rest_to; i++) kda_free(h, rest_block[i]);
+}
+
+Test(slabbump, last_free_while_the_chunk_is_queued)
+{
+    kda_pool pool;
+    kda_heap *h = one_sm_pool(&pool);
+    uint32_t k = sb_class_of(h, 64), n = sb_blocks(h, k);
+    uint64_t cap = h->bytes / 64 + 1, got = 0;
+    void **block = malloc(cap * sizeof *block);
+    cr_assert_not_null(block);
+    while (got < cap && (block[got] = kda_malloc(h, 64)) != NULL) got++;
+    cr_assert_eq(got * 64, h->bytes, "64 B blocks fill the pool");
+    for (uint32_t i = 0; i < n; i++) /* a first life hands out a chunk's blocks in order */
+        cr_assert_eq((unsigned char *)block[i] - (unsigned char *)block[0], 64 * i, "block %u of the first chunk", i);
+    rest_block = block, rest_from = sb_threshold(h, k), rest_to = n, rest_done = 0;
+    seam_hook = free_rest_when_queued;
+    for (uint32_t i = 0; i < sb_threshold(h, k); i++) kda_free(h, block[i]);
+    seam_hook = NULL;
+    cr_assert(rest_done, "the threshold's free queued the chunk");
+    for (uint64_t i = n; i < got; i++) kda_free(h, block[i]);
+    expect_all_free(&pool);
+    free(block);
+    kda_host_pool_destroy(&pool);
+}
+
+/* A closer that finds the chunk's count ahead of its bits (a free held
+ * between its count and its bit) waits for them: it neither installs the
+ * chunk with no block (which closes it again at once, round and round while
+ * the free is held) nor leaves it.  A pool of 16 KiB blocks, 4 a chunk
+ * (threshold 1), all handed out, the last chunk still in its slot; thread
+ * A frees a block of it and is held in the seam; B's request closes the
+ * chunk, queues it and installs it again, and must get A's block. */
+static _Atomic uint32_t held_free, empty_installs;
+static uint32_t held_chunk;
+static void hold_the_free(int at, const kda_heap *h, uint32_t c, uint32_t n)
+{
+    (void)h;
+    if (at == SB_SEAM_INSTALLED && n == 0) empty_installs++;
+    if (at != SB_SEAM_COUNTED || c != held_chunk) return;
+    held_free = 1;
+    for (int i = 0; i < 200 && empty_installs < 50; i++) /* B's request meanwhile */
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+}
+
+typedef struct held_args {
+    const kda_heap *h;
+    void *block;
+} held_args;
+static void *free_held(void *arg)
+{
+    held_args *a = arg;
+    kda_host_set_sm(0);
+    kda_free(a->h, a->block);
+    return NULL;
+}
+static void *request_meanwhile(void *arg)
+{
+    held_args *a = arg;
+    kda_host_set_sm(0);
+    while (!held_free) sched_yield();
+    a->block = kda_malloc(a->h, 16384);
+    return NULL;
+}
+
+Test(slabbump, closer_waits_for_a_held_free)
+{
+    kda_pool pool;
+    kda_heap *h = one_sm_pool(&pool);
+    uint32_t k = sb_class_of(h, 16384), n = sb_blocks(h, k), all = n * h->state.chunks;
+    cr_assert_eq(n, 4, "4 blocks a chunk: chunks of 64 KiB");
+    void **block = malloc(all * sizeof *block);
+    cr_assert_not_null(block);
+    for (uint32_t i = 0; i < all; i++) cr_assert_not_null(block[i] = kda_malloc(h, 16384), "block %u", i);
+    held_chunk = (uint32_t)(((unsigned char *)block[all - 1] - h->base) >> h->state.chunk_shift);
+    cr_assert_eq(slot_of(h, held_chunk), k, "the last chunk is still in its slot");
+    held_args a = {h, block[all - 1]}, b = {h, NULL};
+    seam_hook = hold_the_free;
+    pthread_t ta, tb;
+    cr_assert_eq(pthread_create(&ta, NULL, free_held, &a), 0);
+    cr_assert_eq(pthread_create(&tb, NULL, request_meanwhile, &b), 0);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    seam_hook = NULL;
+    cr_assert_eq(empty_installs, 0, "the chunk was installed %u times with no block while the free was held",
+                 (uint32_t)empty_installs);
+    cr_assert_eq(b.block, block[all - 1], "the request got the held free's block");
+    for (uint32_t i = 0; i < all; i++) kda_free(h, block[i]);
+    expect_all_free(&pool);
+    free(block);
+    kda_host_pool_destroy(&pool);
+}
+
+/* Threads of two SMs allocate and free blocks of every class (and short
+ * runs) in a pool of 64 chunks, pattern-checked, while every seam may yield
+ * the thread (the windows between a step and the next widened); at the end
+ * everything is freed and the state must be whole (expect_all_free: no
+ * chunk left queued or taken with nothing live).  Several seeds. */
+#define JITTER_THREADS 4
+static _Atomic uint64_t jitter_rng;
+static void yield_sometimes(int at, const kda_heap *h, uint32_t c, uint32_t n)
+{
+    (void)at, (void)h, (void)c, (void)n;
+    uint64_t r = mix(jitter_rng++);
+    for (uint64_t i = 0; i < r % 4; i++) sched_yield();
+}
+
+typedef struct jitter_args {
+    const kda_heap *h;
+    uint64_t seed;
+    int id;
+    char failure[128];
+} jitter_args;
+static void *jitter_thread(void *arg)
+{
+    jitter_args *a = arg;
+    kda_host_set_sm((uint32_t)a->id % 2);
+    void *block[LIVE] = {0};
+    uint64_t size[LIVE] = {0}, key[LIVE] = {0}, rng = a->seed;
+    for (int op = 0; op < 20000; op++) {
+        rng = mix(rng);
+        int s = (int)(rng % LIVE);
+        if (block[s]) {
+            if (!a->failure[0] && !intact(block[s], size[s], key[s]))
+                snprintf(a->failure, sizeof a->failure, "thread %d: block overwritten before its free", a->id);
+            kda_free(a->h, block[s]);
+            block[s] = NULL;
+            continue;
+        }
+        size[s] = rng >> 60 == 0 ? 3 * 8192 - 5 : 16 + (rng >> 20) % 2048; /* a run now and then */
+        key[s] = rng;
+        if ((block[s] = kda_malloc(a->h, size[s])) != NULL) fill(block[s], size[s], key[s]);
+    }
+    free_live_blocks(a->h, block, size, key, a->id, a->failure, sizeof a->failure);
+    return NULL;
+}
+
+Test(slabbump, no_chunk_left_behind_under_preemption, .timeout = 120)
+{
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        kda_pool pool; /* 512 KiB for two SMs: 64 chunks of 8 KiB */
+        cr_assert_eq(kda_host_pool_create(&pool, 512u << 10, 2, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(pool.heap.state.chunks, 64);
+        jitter_rng = seed << 32;
+        seam_hook = yield_sometimes;
+        jitter_args args[JITTER_THREADS];
+        pthread_t th[JITTER_THREADS];
+        for (int i = 0; i < JITTER_THREADS; i++) {
+            args[i] = (jitter_args){&pool.heap, mix(seed * 131 + (uint64_t)i), i, {0}};
+            cr_assert_eq(pthread_create(&th[i], NULL, jitter_thread, &args[i]), 0);
+        }
+        for (int i = 0; i < JITTER_THREADS; i++) pthread_join(th[i], NULL);
+        seam_hook = NULL;
+        for (int i = 0; i < JITTER_THREADS; i++) cr_assert_eq(args[i].failure[0], 0, "seed %llu: %s",
+                                                              (unsigned long long)seed, args[i].failure);
+        expect_all_free(&pool);
+        kda_host_pool_destroy(&pool);
+    }
 }

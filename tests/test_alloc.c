@@ -66,6 +66,8 @@ Test(alloc, request_larger_than_pool_is_null)
     cr_assert_eq(kda_host_pool_create(&pool, bytes, 4, err, sizeof err), 0, "%s", err);
     cr_assert_null(kda_malloc(&pool.heap, bytes + 1));
     cr_assert_null(kda_malloc(&pool.heap, UINT64_MAX / 2));
+    for (uint64_t i = 0; i < 2 * KDA_UNIT; i++) /* the padded size wraps past 2^64 to a small one */
+        cr_assert_null(kda_malloc(&pool.heap, UINT64_MAX - i), "malloc(2^64 - 1 - %llu)", (unsigned long long)i);
     void *p = kda_malloc(&pool.heap, 4096);
     cr_assert_not_null(p, "a small request still works");
     kda_free(&pool.heap, p);
