@@ -24,6 +24,10 @@
  *   taken[]      one bit a chunk: not free; reusable[k][]: queued, class k
  *   queued[k]    at least the chunks of class k queued (added before the
  *                bit is set, taken off after it is cleared): 0 skips the search
+ *   free_chunks  at least the chunks in the free set (added before a bit
+ *                is cleared, taken off after one is set): 0 skips the
+ *                search, which in a pool taken whole would read every word
+ *   qhint[k]     the lowest word of reusable[k] that may have a bit
  *   run[c]       a run's chunk count, at its first chunk; lock, hint
  *
  * malloc(S), S up to the largest class: the ticket t of the SM set's slot for
@@ -58,6 +62,55 @@
  *     takes away more than the count holds.
  *   - A chunk is active in one slot at a time: it leaves the free set, and
  *     the reuse queue, by one atomic each.
+ *   - A chunk with nothing live and out of every slot is free: the last
+ *     free retires it whatever state it is in (closed, or queued: then it
+ *     takes the queue's bit), and a queuer reads the count again after
+ *     setting the bit, for a last free that came before the bit.
+ *   - An install from the queue moves at least the blocks counted when it
+ *     took the chunk (it waits for bits of counted frees still on their
+ *     way), so it never installs an empty chunk.
+ *
+ * Memory order (PTX: the atomics are relaxed, kda_fence is fence.sc.gpu; a
+ * fence then a write releases, a read then a fence acquires; host atomics
+ * are stronger and hide all of this).  Each hand-off between threads:
+ *   - a block served in a first life: the installer writes status, a
+ *     fence, then the slot (release); the request computes the block's
+ *     address from its add's result.  The block served again: the free's
+ *     fence (release of its accesses), its count add, its freed bit; the
+ *     installer swaps the freed word to 0, ors the bits into avail, a
+ *     fence, the slot (release); the claimer's atomicAnd that takes the
+ *     avail bit, then a fence (acquire; in sb_claim, after the And that
+ *     succeeded: a bit may come from a later install than the slot value
+ *     the request read).
+ *   - count before bit (free) and bit before count taken back (installer):
+ *     the free's bit address is computed from its add's result (the class),
+ *     the installer's subtraction from the bits its swaps returned.  The
+ *     PTX model does not order accesses by such dependencies; the hardware
+ *     does (no access issues before its address or value is known, and
+ *     atomics are performed at L2 in issue order).  A fence between them
+ *     would hold in the model too, at a fence on every free.
+ *   - taking a chunk (atomicOr on taken, CAS for a run) and then writing
+ *     its status or run: a fence between (acquire), so the writes land
+ *     after the last owner's: a retirer writes status 0, a fence, then
+ *     clears the bit (release); a run's free likewise.
+ *   - queuing: the state moved to QUEUED (CAS), the count of queued, a
+ *     fence, the bit (release); the taker of the bit fences (acquire)
+ *     before its move to ACTIVE.  Then the queuer fences and reads the
+ *     count; a last free adds its count, fences (sb_retire) and takes the
+ *     bit: of two such fence.sc pairs one sees the other's write.
+ *   - a retirer waits for every freed bit, then clears the words and the
+ *     status, a fence (acquire of the frees, release of the clean chunk),
+ *     then clears the taken bit.
+ *   - the fill word: a lock (CAS) then a fence, the slot read and written,
+ *     a fence, the unlock; a waiter reads the fill word down, a fence,
+ *     then the slot (a stale empty slot would be a false NULL).
+ *   - the closer fences after the add that made it closer; the runs' lock
+ *     is taken with a CAS then a fence and given back after a fence.
+ *   - the hint, queued[k] and the plain loads of bitmap words only steer
+ *     the searches: the atomic on the word decides.
+ * Fast paths: malloc in a first life, one atomicAdd; after it, the add, an
+ * atomicAnd and a fence.  free: a fence, an atomicAdd and an atomicOr.
+ *
  * Limits: a chunk keeps its class while any of its blocks is live (memory
  * freed around live blocks serves that class only); 4 blocks at least a
  * chunk; a growable pool grows to at most 131,071 chunks (the state is
@@ -101,6 +154,8 @@ typedef struct kda_state {
     uint64_t *taken;       /* [ceil(chunks / 64)] */
     uint64_t *reusable;    /* [SB_CLASSES][ceil(chunks / 64)] */
     uint32_t *queued;      /* [SB_CLASSES] */
+    uint32_t *free_chunks; /* the free set's size, at least */
+    uint32_t *qhint;       /* [SB_CLASSES]: the queues' searches start here */
     uint32_t *run;         /* [chunks] */
     uint32_t *lock;        /* the runs' */
     uint32_t *hint;        /* the free set's searches start here: raised past full words, lowered by frees */
@@ -200,6 +255,7 @@ KDA_HD uint32_t sb_threshold(const kda_heap *h, uint32_t k)
  * instead of all racing for the lowest.  A full word at the hint raises it. */
 KDA_FN uint32_t sb_take_free(const kda_heap *h)
 {
+    if (!kda_load32(h->state.free_chunks)) return UINT32_MAX; /* the pool taken whole: no search */
     uint32_t words = sb_words_of(h), start = kda_load32(h->state.hint), from = kda_sm_id() * 37u % 64;
     if (start >= words) start = 0;
     for (uint32_t i = 0; i < words; i++) {
@@ -210,7 +266,10 @@ KDA_FN uint32_t sb_take_free(const kda_heap *h)
             uint64_t upper = free_bits & ~(uint64_t)0 << from, pick = upper ? upper : free_bits;
             uint64_t bit = pick & (0 - pick);
             uint64_t old = kda_or64(&h->state.taken[w], bit);
-            if (!(old & bit)) return 64 * w + (uint32_t)(63 - kda_clz64(bit));
+            if (!(old & bit)) {
+                kda_add32(h->state.free_chunks, 0u - 1u);
+                return 64 * w + (uint32_t)(63 - kda_clz64(bit));
+            }
             free_bits = ~(old | bit) & valid;
         }
         if (w == start && start + 1 < words) kda_cas32(h->state.hint, w, w + 1);
@@ -228,12 +287,17 @@ KDA_FN void sb_lower_hint(const kda_heap *h, uint32_t c)
     }
 }
 
-/* A chunk of class k queued for reuse, taken off the queue, or UINT32_MAX. */
+/* A chunk of class k queued for reuse, taken off the queue, or
+ * UINT32_MAX.  From the class's hint word on, wrapping (the hint only
+ * steers: a word read empty at it raises it, a queuing lowers it). */
 KDA_FN uint32_t sb_take_queued(const kda_heap *h, uint32_t k)
 {
     uint64_t *q = sb_reusable(h, k);
     if (!kda_load32(&h->state.queued[k])) return UINT32_MAX; /* the common case: a search of no bits */
-    for (uint32_t w = 0, words = sb_words_of(h); w < words; w++) {
+    uint32_t words = sb_words_of(h), start = kda_load32(&h->state.qhint[k]);
+    if (start >= words) start = 0;
+    for (uint32_t i = 0; i < words; i++) {
+        uint32_t w = (start + i) % words;
         uint64_t x = kda_load64(&q[w]);
         while (x) {
             uint64_t bit = x & (0 - x);
@@ -244,6 +308,7 @@ KDA_FN uint32_t sb_take_queued(const kda_heap *h, uint32_t k)
             }
             x = old & ~bit;
         }
+        if (w == start && start + 1 < words) kda_cas32(&h->state.qhint[k], w, w + 1);
     }
     return UINT32_MAX;
 }
@@ -333,7 +398,8 @@ KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
     }
     for (uint32_t w = 0; w < words; w++) kda_store32(&freed[w], 0);
     kda_store32(&h->state.status[c], 0);
-    kda_fence(); /* release: the chunk clean before it is free */
+    kda_add32(h->state.free_chunks, 1);
+    kda_fence(); /* release: the chunk clean (and counted) before it is free */
     kda_and64(&h->state.taken[c / 64], ~((uint64_t)1 << (c % 64)));
     sb_lower_hint(h, c);
 }
@@ -351,6 +417,11 @@ KDA_FN void sb_queue(const kda_heap *h, uint32_t c, uint32_t k)
     kda_fence(); /* the state and the count before the queue's bit */
     SB_SEAM(SB_SEAM_QUEUED, h, c, k);
     kda_or64(&sb_reusable(h, k)[c / 64], (uint64_t)1 << (c % 64));
+    for (uint32_t hint = kda_load32(&h->state.qhint[k]); hint > c / 64;) {
+        uint32_t old = kda_cas32(&h->state.qhint[k], hint, c / 64);
+        if (old == hint) break;
+        hint = old;
+    }
     sb_retire(h, c, k);
 }
 
@@ -398,7 +469,10 @@ KDA_FN void *sb_take_run_in_word(const kda_heap *h, uint32_t k)
             uint32_t b = 63 - (uint32_t)kda_clz64(runs);
             uint64_t mask = (k == 64 ? ~(uint64_t)0 : ((uint64_t)1 << k) - 1) << b;
             uint64_t old = kda_cas64(&h->state.taken[w], seen, seen | mask);
-            if (old == seen) return sb_mark_run(h, 64 * w + b, k);
+            if (old == seen) {
+                kda_add32(h->state.free_chunks, 0u - k);
+                return sb_mark_run(h, 64 * w + b, k);
+            }
             seen = old;
         }
     }
@@ -441,6 +515,7 @@ KDA_FN void *sb_take_run(const kda_heap *h, uint64_t need)
                               ((lo + i) % 64) & 1))
                 i++;
             if (i == k) {
+                kda_add32(h->state.free_chunks, 0u - (uint32_t)k);
                 got = sb_mark_run(h, lo, (uint32_t)k);
             } else {
                 for (uint32_t j = 0; j < i; j++)
@@ -460,6 +535,7 @@ KDA_FN void sb_free_run(const kda_heap *h, uint32_t c)
 {
     uint32_t k = kda_load32(&h->state.run[c]);
     kda_store32(&h->state.status[c], 0);
+    kda_add32(h->state.free_chunks, k);
     kda_fence();
     for (uint32_t j = 0; j < k; j++) kda_and64(&h->state.taken[(c + j) / 64], ~((uint64_t)1 << ((c + j) % 64)));
     sb_lower_hint(h, c);
@@ -570,6 +646,8 @@ static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
     s->taken = (uint64_t *)kda_carve(&cv, words * sizeof *s->taken);
     s->reusable = (uint64_t *)kda_carve(&cv, SB_CLASSES * words * sizeof *s->reusable);
     s->queued = (uint32_t *)kda_carve(&cv, SB_CLASSES * sizeof *s->queued);
+    s->free_chunks = (uint32_t *)kda_carve(&cv, sizeof *s->free_chunks);
+    s->qhint = (uint32_t *)kda_carve(&cv, SB_CLASSES * sizeof *s->qhint);
     s->run = (uint32_t *)kda_carve(&cv, n * sizeof *s->run);
     s->lock = (uint32_t *)kda_carve(&cv, sizeof *s->lock);
     s->hint = (uint32_t *)kda_carve(&cv, sizeof *s->hint);
@@ -610,7 +688,7 @@ static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, ui
 }
 
 KDA_FN void kda_alloc_reset_item(const kda_heap *h, uint64_t i) { (void)h, (void)i; }
-KDA_FN void kda_alloc_reset_finish(const kda_heap *h) { (void)h; }
+KDA_FN void kda_alloc_reset_finish(const kda_heap *h) { kda_store32(h->state.free_chunks, h->state.chunks); }
 
 /* Growth: the pool holds more chunks.  Their bits and status were cleared
  * with the state and never set (every search stops at `chunks`), so they
@@ -621,7 +699,10 @@ static inline void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes)
     h->bytes = bytes;
     h->state.chunks = chunks < h->state.chunks_max ? (uint32_t)chunks : h->state.chunks_max;
 }
-KDA_FN void kda_alloc_grow(const kda_heap *before, const kda_heap *after) { (void)before, (void)after; }
+KDA_FN void kda_alloc_grow(const kda_heap *before, const kda_heap *after)
+{
+    kda_add32(after->state.free_chunks, after->state.chunks - before->state.chunks);
+}
 
 /* From a host copy of the state: free chunks, the free blocks of class
  * chunks (freed and avail bits, and a first life's blocks not yet handed

@@ -106,6 +106,8 @@ static void expect_all_free(const kda_pool *pool)
         cr_assert_geq(slot_of(h, c), 0, "chunk %u (class %u, state %u): every block freed, out of every slot, yet taken",
                       c, class1 - 1, sb_state(s->status[c]));
     }
+    cr_assert_eq(*s->free_chunks, s->chunks - taken_chunks(h), "free chunks counted %u, in the free set %u",
+                 *s->free_chunks, s->chunks - taken_chunks(h));
     for (uint32_t k = 0; k < SB_CLASSES; k++) {
         cr_assert_eq(s->queued[k], 0, "class %u: %u chunks counted as queued", k, s->queued[k]);
         for (uint32_t w = 0; w < sb_words_max(h); w++)
