@@ -18,7 +18,8 @@
  *              allocations and frees, by a scan of the pool (CMalloc family)
  *              or of the page / slab table (ScatterAlloc, Halloc)
  * and the later literature's tests, every block live until a second kernel
- * frees it (survey.cu): live-warp, live-thread, mixed, exhaustion.
+ * frees it (survey.cu): live-warp, live-thread, mixed, exhaustion; and
+ * examples/list_workload's GPU workload (list.cu): list.
  * FDGMalloc frees a warp's memory at the end of each AD and ACD kernel
  * (kda_warp_done, its paper's "end"); in P, blocks live across kernels and
  * its memory is given back by the pool's reset.
@@ -347,6 +348,8 @@ static void usage(void)
             "  the paper's tests:  ad acd-size acd-pool acd-iters p warps regs frag\n"
             "  the survey's tests: live-warp live-thread mixed exhaustion (bench/survey.cu);\n"
             "                      --requesters and --size pick one point of their sweep\n"
+            "  list: examples/list_workload's GPU workload (bench/list.cu; --requesters: threads,\n"
+            "        default 16384 and 100000; a pool of 4 GiB)\n"
             "  reuse: fill the pool, free all but one block in every K, allocate again; the share\n"
             "         of the freed bytes served again (bench/reuse.cu; --size: one block size)\n"
             "  soak: 10^8 random allocations and frees, every block pattern-checked, then the\n"
@@ -358,7 +361,7 @@ static void usage(void)
 static int is_survey_test(const char *test)
 {
     return !strcmp(test, "live-warp") || !strcmp(test, "live-thread") || !strcmp(test, "mixed") ||
-           !strcmp(test, "exhaustion") || !strcmp(test, "soak") || !strcmp(test, "reuse");
+           !strcmp(test, "exhaustion") || !strcmp(test, "soak") || !strcmp(test, "reuse") || !strcmp(test, "list");
 }
 
 /* A positive number argument, or a one-line error. */
@@ -403,7 +406,7 @@ int main(int argc, char **argv)
          * which. */
         int filling = !strcmp(test, "exhaustion") || !strcmp(test, "reuse");
         if (!pool_bytes) {
-            pool_bytes = filling ? 256ull << 20 : !strcmp(test, "soak") ? 4ull << 30 : 16ull << 30;
+            pool_bytes = filling ? 256ull << 20 : !strcmp(test, "soak") || !strcmp(test, "list") ? 4ull << 30 : 16ull << 30;
             if (filling && pool_bytes < kda_allocator_min_pool()) pool_bytes = kda_allocator_min_pool();
         }
         if (!strcmp(test, "reuse") && size % 16) {
@@ -416,6 +419,8 @@ int main(int argc, char **argv)
         }
         if (header && !strcmp(test, "soak"))
             printf("test,allocator,threads,allocations,nulls,mismatches,misplaced,check,fresh,after,well_formed,ms\n");
+        else if (header && !strcmp(test, "list"))
+            printf("test,allocator,threads,rounds,allocations,failures,bad_blocks,ms,pool_bytes\n");
         else if (header && !strcmp(test, "reuse"))
             printf("test,allocator,size,k,refill_size,filled,served,mismatches,pool_bytes\n");
         else if (header && strcmp(test, "exhaustion"))
@@ -428,6 +433,7 @@ int main(int argc, char **argv)
             return 1;
         }
         if (!strcmp(test, "reuse")) reuse_run(&pool, (uint32_t)size);
+        else if (!strcmp(test, "list")) list_run(&pool, (uint32_t)requesters);
         else survey_run(&pool, test, (uint32_t)requesters, (uint32_t)size, seconds ? (unsigned)seconds : 600);
         kda_pool_destroy(&pool);
         return 0;

@@ -16,4 +16,8 @@ int survey_run(kda_pool *pool, const char *test, uint32_t requesters, uint32_t s
  * `size` picks one block size (0: 16 B .. 4 KiB).  CSV rows on stdout. */
 int reuse_run(kda_pool *pool, uint32_t size);
 
+/* The list workload (list.cu): examples/list_workload's GPU threads, at
+ * `threads` (0: 16,384, then 100,000).  CSV rows on stdout. */
+int list_run(kda_pool *pool, uint32_t threads);
+
 #endif

@@ -210,3 +210,52 @@ def reuse_table(args, variants, failures):
     with open(os.path.join(args.out, "reuse.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     log("wrote reuse.md")
+
+
+# ---------------------------------------------------------------- the list workload
+
+LIST_THREADS = (16384, 100000)
+LIST_HEAD = "test,allocator,threads,rounds,allocations,failures,bad_blocks,ms,pool_bytes"
+LIST_PROTOCOL = """\
+Protocol (kdalloc-allocbench --test list, bench/list.cu: the workload of examples/list_workload, the same
+text): every GPU thread, for 4 rounds, builds 32 lists of 1 to 256 elements of 8 B by appending, moving
+a full list to a block twice as large (32 B to 2 KiB) and freeing the old one; finished lists stay live
+in 16 slots a thread, and about half are freed at the end of each round; every block is checked before
+its free.  A 4 GiB pool (reset before each run); one warm-up run, then the median of 3 (of 1 where the
+warm-up took over 2 s).  failures: requests answered NULL; bad: blocks found overwritten."""
+
+
+def list_sweep(args, runs, variants):
+    """The list workload for every variant at each thread count, into list.csv; returns the failures."""
+    rows, failures = [], {}
+    for v in variants:
+        for n in LIST_THREADS:
+            rec = allocbench_run(args, runs, "list", v, "list", ["--requesters", str(n)], n, args.list_timeout)
+            rows.extend(rec["rows"])
+            failures[(v.key, n)] = rec["failure"]
+    with open(os.path.join(args.out, "list.csv"), "w") as f:
+        f.write(LIST_HEAD + "\n" + "".join(r + "\n" for r in rows))
+    log("wrote list.csv")
+    return failures
+
+
+def list_table(args, variants, failures):
+    """list.md: per variant and thread count, the time, the NULLs among the requests and the bad blocks."""
+    got = {(r["allocator"], int(r["threads"])): r for r in read_csv(os.path.join(args.out, "list.csv"))}
+    head = ["%s threads: %s" % ("{:,}".format(n), c) for n in LIST_THREADS for c in ("ms", "NULL", "bad")]
+    lines = ["| Allocator | %s |" % " | ".join(head), "|---|" + "---:|" * len(head)]
+    for v in variants:
+        cells = []
+        for n in LIST_THREADS:
+            r = got.get((v.name, n))
+            if not r:
+                cells += [failures.get((v.key, n)) or "-", "-", "-"]
+                continue
+            nulls = int(r["failures"])
+            share = "%d (%.1f%%)" % (nulls, 100.0 * nulls / int(r["allocations"])) if nulls else "0"
+            cells += ["%.1f" % float(r["ms"]), share, r["bad_blocks"]]
+        lines.append("| %s | %s |" % (v.name, " | ".join(cells)))
+    lines += ["", LIST_PROTOCOL]
+    with open(os.path.join(args.out, "list.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    log("wrote list.md")
