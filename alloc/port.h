@@ -10,6 +10,11 @@
  *                        later ones for every observer (__threadfence)
  *   kda_add32/and32/or32 32-bit fetch-and-op, returning the old value
  *   kda_and64            64-bit fetch-and-and
+ *   kda_or64_acquire, kda_and32_acquire, kda_cas64_acquire
+ *                        the same with acquire semantics (device:
+ *                        atom.acquire.gpu; later accesses are not
+ *                        performed before it): a taking atomic that needs
+ *                        no fence after it
  *   kda_ffs32            1 + the index of the lowest set bit, 0 for none
  *   kda_pause            a short wait in a spin loop
  *   kda_sm_id            the multiprocessor this thread runs on; on the
@@ -56,6 +61,25 @@ KDA_FN uint32_t kda_and32(uint32_t *p, uint32_t v) { return atomicAnd((unsigned 
 KDA_FN uint32_t kda_or32(uint32_t *p, uint32_t v) { return atomicOr((unsigned int *)p, v); }
 KDA_FN uint64_t kda_and64(uint64_t *p, uint64_t v) { return atomicAnd((unsigned long long *)p, (unsigned long long)v); }
 KDA_FN uint64_t kda_or64(uint64_t *p, uint64_t v) { return atomicOr((unsigned long long *)p, (unsigned long long)v); }
+KDA_FN uint64_t kda_or64_acquire(uint64_t *p, uint64_t v)
+{
+    uint64_t old;
+    asm volatile("atom.acquire.gpu.or.b64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
+    return old;
+}
+KDA_FN uint32_t kda_and32_acquire(uint32_t *p, uint32_t v)
+{
+    uint32_t old;
+    asm volatile("atom.acquire.gpu.and.b32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+KDA_FN uint64_t kda_cas64_acquire(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    uint64_t old;
+    asm volatile("atom.acquire.gpu.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(p), "l"(expected), "l"(desired)
+                 : "memory");
+    return old;
+}
 KDA_FN int kda_ffs32(uint32_t v) { return __ffs(v); }
 KDA_FN int kda_clz64(uint64_t v) { return __clzll((long long)v); }
 KDA_FN void kda_pause(void) { __nanosleep(64); }
@@ -131,6 +155,12 @@ KDA_FN uint32_t kda_and32(uint32_t *p, uint32_t v) { return __atomic_fetch_and(p
 KDA_FN uint32_t kda_or32(uint32_t *p, uint32_t v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN uint64_t kda_and64(uint64_t *p, uint64_t v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN uint64_t kda_or64(uint64_t *p, uint64_t v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+KDA_FN uint64_t kda_or64_acquire(uint64_t *p, uint64_t v) { return kda_or64(p, v); }
+KDA_FN uint32_t kda_and32_acquire(uint32_t *p, uint32_t v) { return kda_and32(p, v); }
+KDA_FN uint64_t kda_cas64_acquire(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    return kda_cas64(p, expected, desired);
+}
 KDA_FN int kda_ffs32(uint32_t v) { return __builtin_ffs((int)v); }
 KDA_FN int kda_clz64(uint64_t v) { return v ? __builtin_clzll(v) : 64; }
 KDA_FN void kda_pause(void) { sched_yield(); }

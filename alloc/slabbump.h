@@ -27,7 +27,7 @@
  *   free_chunks  at least the chunks in the free set (added before a bit
  *                is cleared, taken off after one is set): 0 skips the
  *                search, which in a pool taken whole would read every word
- *   qhint[k]     the lowest word of reusable[k] that may have a bit
+ *   qhint[k]     the word of reusable[k] its last search took a bit from
  *   run[c]       a run's chunk count, at its first chunk; lock, hint
  *
  * malloc(S), S up to the largest class: the ticket t of the SM set's slot for
@@ -79,9 +79,9 @@
  *     fence (release of its accesses), its count add, its freed bit; the
  *     installer swaps the freed word to 0, ors the bits into avail, a
  *     fence, the slot (release); the claimer's atomicAnd that takes the
- *     avail bit, then a fence (acquire; in sb_claim, after the And that
- *     succeeded: a bit may come from a later install than the slot value
- *     the request read).
+ *     avail bit is an acquire (atom.acquire: a bit may come from a later
+ *     install than the slot value the request read, so the acquire is on
+ *     the And, not on the slot's add).
  *   - count before bit (free) and bit before count taken back (installer):
  *     the free's bit address is computed from its add's result (the class),
  *     the installer's subtraction from the bits its swaps returned.  The
@@ -90,9 +90,9 @@
  *     atomics are performed at L2 in issue order).  A fence between them
  *     would hold in the model too, at a fence on every free.
  *   - taking a chunk (atomicOr on taken, CAS for a run) and then writing
- *     its status or run: a fence between (acquire), so the writes land
- *     after the last owner's: a retirer writes status 0, a fence, then
- *     clears the bit (release); a run's free likewise.
+ *     its status or run: the taking atomic is an acquire, so the writes
+ *     land after the last owner's: a retirer writes status 0, a fence,
+ *     then clears the bit (release); a run's free likewise.
  *   - queuing: the state moved to QUEUED (CAS), the count of queued, a
  *     fence, the bit (release); the taker of the bit fences (acquire)
  *     before its move to ACTIVE.  Then the queuer fences and reads the
@@ -108,8 +108,8 @@
  *     is taken with a CAS then a fence and given back after a fence.
  *   - the hint, queued[k] and the plain loads of bitmap words only steer
  *     the searches: the atomic on the word decides.
- * Fast paths: malloc in a first life, one atomicAdd; after it, the add, an
- * atomicAnd and a fence.  free: a fence, an atomicAdd and an atomicOr.
+ * Fast paths: malloc in a first life, one atomicAdd; after it, the add and
+ * an acquiring atomicAnd.  free: a fence, an atomicAdd and an atomicOr.
  *
  * Limits: a chunk keeps its class while any of its blocks is live (memory
  * freed around live blocks serves that class only); 4 blocks at least a
@@ -158,7 +158,7 @@ typedef struct kda_state {
     uint32_t *qhint;       /* [SB_CLASSES]: the queues' searches start here */
     uint32_t *run;         /* [chunks] */
     uint32_t *lock;        /* the runs' */
-    uint32_t *hint;        /* the free set's searches start here: raised past full words, lowered by frees */
+    uint32_t *hint;        /* the free set's searches start here: where the last one took a chunk */
     uint32_t chunks, chunk_bytes, words; /* chunks in the pool now (growth raises it); words: bitmap words a chunk */
     uint32_t chunk_shift;                /* log2(chunk_bytes) */
     uint32_t chunks_max;                 /* the chunks the state is laid out for: a growable pool's limit */
@@ -250,9 +250,13 @@ KDA_HD uint32_t sb_threshold(const kda_heap *h, uint32_t k)
 /* ---- the chunk sets ---- */
 
 /* A free chunk, taken (its bit set), or UINT32_MAX.  From the hint word
- * on; within a word each SM starts at its own bit (SM x 37 mod 64), so
- * closers of different SMs take different bits with one atomicOr each
- * instead of all racing for the lowest.  A full word at the hint raises it. */
+ * on, wrapping; within a word each SM starts at its own bit (SM x 37 mod
+ * 64), so closers of different SMs take different bits with one atomicOr
+ * each instead of all racing for the lowest.  The hint moves to the word a
+ * chunk was taken from: the searches sweep the pool, and a pool with few
+ * free chunks costs a search the words up to the next one, not the words
+ * from the last chunk freed (a hint lowered by every retire had the next
+ * search read every full word above it again). */
 KDA_FN uint32_t sb_take_free(const kda_heap *h)
 {
     if (!kda_load32(h->state.free_chunks)) return UINT32_MAX; /* the pool taken whole: no search */
@@ -265,31 +269,21 @@ KDA_FN uint32_t sb_take_free(const kda_heap *h)
         while (free_bits) {
             uint64_t upper = free_bits & ~(uint64_t)0 << from, pick = upper ? upper : free_bits;
             uint64_t bit = pick & (0 - pick);
-            uint64_t old = kda_or64(&h->state.taken[w], bit);
+            uint64_t old = kda_or64_acquire(&h->state.taken[w], bit); /* acquire: after the retirer's status 0 */
             if (!(old & bit)) {
                 kda_add32(h->state.free_chunks, 0u - 1u);
+                if (w != start) kda_cas32(h->state.hint, start, w);
                 return 64 * w + (uint32_t)(63 - kda_clz64(bit));
             }
             free_bits = ~(old | bit) & valid;
         }
-        if (w == start && start + 1 < words) kda_cas32(h->state.hint, w, w + 1);
     }
     return UINT32_MAX;
 }
 
-/* Chunk c is free again: the hint comes down to its word. */
-KDA_FN void sb_lower_hint(const kda_heap *h, uint32_t c)
-{
-    for (uint32_t hint = kda_load32(h->state.hint); hint > c / 64;) {
-        uint32_t old = kda_cas32(h->state.hint, hint, c / 64);
-        if (old == hint) break;
-        hint = old;
-    }
-}
-
 /* A chunk of class k queued for reuse, taken off the queue, or
- * UINT32_MAX.  From the class's hint word on, wrapping (the hint only
- * steers: a word read empty at it raises it, a queuing lowers it). */
+ * UINT32_MAX.  From the class's hint word on, wrapping; the hint moves to
+ * the word a chunk was taken from (as the free set's). */
 KDA_FN uint32_t sb_take_queued(const kda_heap *h, uint32_t k)
 {
     uint64_t *q = sb_reusable(h, k);
@@ -304,11 +298,11 @@ KDA_FN uint32_t sb_take_queued(const kda_heap *h, uint32_t k)
             uint64_t old = kda_and64(&q[w], ~bit);
             if (old & bit) {
                 kda_add32(&h->state.queued[k], 0u - 1u);
+                if (w != start) kda_cas32(&h->state.qhint[k], start, w);
                 return 64 * w + (uint32_t)(63 - kda_clz64(bit));
             }
             x = old & ~bit;
         }
-        if (w == start && start + 1 < words) kda_cas32(&h->state.qhint[k], w, w + 1);
     }
     return UINT32_MAX;
 }
@@ -336,7 +330,6 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
 {
     uint32_t c = sb_take_free(h);
     if (c != UINT32_MAX) {
-        kda_fence(); /* acquire: after the retirer's status 0 */
         kda_store32(&h->state.status[c], sb_status(SB_ACTIVE, k + 1, 0));
         kda_fence();
         return sb_value(c, sb_blocks(h, k), 1);
@@ -401,7 +394,6 @@ KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
     kda_add32(h->state.free_chunks, 1);
     kda_fence(); /* release: the chunk clean (and counted) before it is free */
     kda_and64(&h->state.taken[c / 64], ~((uint64_t)1 << (c % 64)));
-    sb_lower_hint(h, c);
 }
 
 /* Chunk c, moved to QUEUED by the caller, gets its queue bit.  A free
@@ -417,11 +409,6 @@ KDA_FN void sb_queue(const kda_heap *h, uint32_t c, uint32_t k)
     kda_fence(); /* the state and the count before the queue's bit */
     SB_SEAM(SB_SEAM_QUEUED, h, c, k);
     kda_or64(&sb_reusable(h, k)[c / 64], (uint64_t)1 << (c % 64));
-    for (uint32_t hint = kda_load32(&h->state.qhint[k]); hint > c / 64;) {
-        uint32_t old = kda_cas32(&h->state.qhint[k], hint, c / 64);
-        if (old == hint) break;
-        hint = old;
-    }
     sb_retire(h, c, k);
 }
 
@@ -445,10 +432,10 @@ KDA_HD uint64_t sb_runs_in(uint64_t x, uint32_t k)
     return x;
 }
 
-/* Marks a run of k chunks starting at lo, taken (its bits set). */
+/* Marks a run of k chunks starting at lo, taken (its bits set by acquiring
+ * atomics: the marks land after the chunks' last frees'). */
 KDA_FN void *sb_mark_run(const kda_heap *h, uint32_t lo, uint32_t k)
 {
-    kda_fence(); /* acquire: after the taken bits, so the marks land after the chunks' last frees' */
     kda_store32(&h->state.run[lo], k);
     kda_store32(&h->state.status[lo], sb_status(SB_ACTIVE, SB_RUN_MARK, 0));
     kda_fence(); /* release: the marks before the block reaches a thread that may free it */
@@ -468,7 +455,7 @@ KDA_FN void *sb_take_run_in_word(const kda_heap *h, uint32_t k)
         for (uint64_t runs; (runs = sb_runs_in(~(seen | invalid), k)) != 0;) {
             uint32_t b = 63 - (uint32_t)kda_clz64(runs);
             uint64_t mask = (k == 64 ? ~(uint64_t)0 : ((uint64_t)1 << k) - 1) << b;
-            uint64_t old = kda_cas64(&h->state.taken[w], seen, seen | mask);
+            uint64_t old = kda_cas64_acquire(&h->state.taken[w], seen, seen | mask);
             if (old == seen) {
                 kda_add32(h->state.free_chunks, 0u - k);
                 return sb_mark_run(h, 64 * w + b, k);
@@ -511,7 +498,7 @@ KDA_FN void *sb_take_run(const kda_heap *h, uint64_t need)
             }
             if (++run < k) continue;
             uint32_t lo = 64 * (uint32_t)w + (uint32_t)b, i = 0; /* take them; one a slot took ends the try */
-            while (i < k && !(kda_or64(&h->state.taken[(lo + i) / 64], (uint64_t)1 << ((lo + i) % 64)) >>
+            while (i < k && !(kda_or64_acquire(&h->state.taken[(lo + i) / 64], (uint64_t)1 << ((lo + i) % 64)) >>
                               ((lo + i) % 64) & 1))
                 i++;
             if (i == k) {
@@ -538,7 +525,6 @@ KDA_FN void sb_free_run(const kda_heap *h, uint32_t c)
     kda_add32(h->state.free_chunks, k);
     kda_fence();
     for (uint32_t j = 0; j < k; j++) kda_and64(&h->state.taken[(c + j) / 64], ~((uint64_t)1 << ((c + j) % 64)));
-    sb_lower_hint(h, c);
 }
 
 /* ---- malloc and free ---- */
@@ -552,11 +538,9 @@ KDA_FN uint32_t sb_claim(const kda_heap *h, uint32_t c, uint32_t k, uint32_t t)
         uint32_t w = (first + i) % words, x = kda_load32(&avail[w]);
         while (x) {
             uint32_t bit = x & (0u - x);
-            uint32_t old = kda_and32(&avail[w], ~bit);
-            if (old & bit) {
-                kda_fence(); /* acquire: the install that set the bit, and the free before it */
-                return 32 * w + (uint32_t)kda_ffs32(bit) - 1;
-            }
+            /* acquire: the install that set the bit, and the free before it */
+            uint32_t old = kda_and32_acquire(&avail[w], ~bit);
+            if (old & bit) return 32 * w + (uint32_t)kda_ffs32(bit) - 1;
             x = old & ~bit;
         }
         if (i >= words) kda_pause(); /* a bit is on its way (an older ticket took one of ours) */
