@@ -49,6 +49,7 @@ int cmd_gen(int argc, char **argv)
         return 2;
     }
     src.generator = argv[optind];
+    src.as_generated = 1; /* the file holds the coordinates the scene's help gives */
     scene s;
     char label[256], err[CLI_ERR];
     if (outfile_check(output, err, sizeof err)) { /* before the scene is made */
