@@ -45,7 +45,7 @@ int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_
     fprintf(stderr, "scene: %s: %u triangles, %u vertices", label, s->n_triangles, s->n_vertices);
     if (s->n_degenerate) fprintf(stderr, ", %u degenerate (zero-area) triangles kept", s->n_degenerate);
     fprintf(stderr, " (%.0f ms)\n", ms);
-    if (scene_normalize(s))
+    if (!src->as_generated && scene_normalize(s))
         fprintf(stderr, "scene: coordinates scaled by 2^%d (exact), as their magnitude is outside [%g, %g] "
                         "where no float product overflows or underflows; cameras are in the file's units\n",
                 s->scale_log2, SCENE_RANGE_MIN, SCENE_RANGE_MAX);

@@ -14,11 +14,12 @@ typedef struct scene_source {
     const char *path;      /* NULL: generator */
     const char *generator; /* default: the first generator */
     uint64_t triangles;    /* size hint for scalable generators, 0 = default */
+    int as_generated;      /* 1: not scaled by scene_normalize (what `gen` writes) */
 } scene_source;
 
 /* Loads or generates the scene and prints one line saying what was loaded
  * (to stderr, so that --json output stays clean); a scene at the numeric
- * extremes is scaled by scene_normalize, saying so.  Returns 0 or -1 after
+ * extremes is scaled by scene_normalize, saying so, unless as_generated.  Returns 0 or -1 after
  * printing the error. */
 int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_len);
 /* Takes the optional scene FILE from argv[first..] and checks it against

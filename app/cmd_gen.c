@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "outfile.h"
 
 static void gen_usage(FILE *f)
 {
@@ -48,8 +49,13 @@ int cmd_gen(int argc, char **argv)
         return 2;
     }
     src.generator = argv[optind];
+    src.as_generated = 1; /* the file holds the coordinates the scene's help gives */
     scene s;
     char label[256], err[CLI_ERR];
+    if (outfile_check(output, err, sizeof err)) { /* before the scene is made */
+        cli_error("%s", err);
+        return 1;
+    }
     if (cli_load_scene(&src, &s, label, sizeof label)) return 1;
     int rc = scene_write_obj(&s, output, err, sizeof err);
     if (rc) cli_error("%s", err);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "render.h"
 #include "tree_source.h"
 #if KDA_HAVE_CUDA
@@ -293,6 +294,10 @@ int cmd_render(int argc, char **argv)
 
     scene s;
     char label[256], err[CLI_ERR];
+    if (outfile_check(rq.output, err, sizeof err)) { /* before the scene is loaded */
+        cli_error("%s", err);
+        return 1;
+    }
     if (cli_load_scene(&ts.scene, &s, label, sizeof label)) return 1;
     complete_camera(&rq, &s);
     if (camera_check(&rq.opt.cam, err, sizeof err)) {

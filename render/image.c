@@ -1,9 +1,9 @@
 /* image.c - image buffers, heat-map colouring with a labelled scale, PNG. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "render.h"
 
 /* stb_easy_font is a header of static functions, some unused here. */
@@ -99,12 +99,21 @@ void image_colorize_counts(image *img, shade_mode mode)
     draw_text(img, x1 - scale * stb_easy_font_width(label), y0 - 12 * scale, scale, label);
 }
 
+/* stb's writer hands over the encoded bytes through this. */
+static void write_to_outfile(void *context, void *data, int size)
+{
+    outfile_write(context, data, (size_t)size);
+}
+
 int image_write_png(const image *img, const char *path, char *err, size_t errlen)
 {
-    errno = 0;
-    if (!stbi_write_png(path, (int)img->width, (int)img->height, 3, img->rgb, (int)img->width * 3)) {
-        snprintf(err, errlen, "%s: cannot write PNG%s%s", path, errno ? ": " : "", errno ? strerror(errno) : "");
+    outfile o;
+    if (outfile_open(&o, path, "PNG", err, errlen)) return -1;
+    if (!stbi_write_png_to_func(write_to_outfile, &o, (int)img->width, (int)img->height, 3, img->rgb,
+                                (int)img->width * 3)) {
+        outfile_abort(&o);
+        snprintf(err, errlen, "%s: cannot write PNG: out of memory to encode it", path);
         return -1;
     }
-    return 0;
+    return outfile_commit(&o, err, errlen);
 }

@@ -88,6 +88,8 @@ void image_free(image *img);
  * many, scaled to the largest count) and draws a labelled colour bar. */
 void image_colorize_counts(image *img, shade_mode mode);
 
+/* Writes the image as PNG, whole or not at all (io/outfile.h): on error,
+ * "PATH: cannot write PNG: REASON", and no partial file is left. */
 int image_write_png(const image *img, const char *path, char *err, size_t errlen);
 
 /* Renders on the CPU with all cores.  Returns 0 or -1 (bad camera, out of

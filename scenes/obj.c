@@ -20,17 +20,20 @@
  * missing final newline are fine; a backslash ending a line (before LF or
  * CRLF) joins it to the next, comments included; a UTF-8 byte-order mark at
  * the start is skipped.  Numbers are decimal, [+-]digits[.digits][(e|E)[+-]
- * digits] with at least one mantissa digit; "nan", "inf", hexadecimal floats
- * and values that overflow a float are errors, while underflow rounds to a
- * subnormal or zero as strtof does.  Indices are 1-based; a negative one
+ * digits] with at least one mantissa digit; "nan", "inf" (non-finite),
+ * hexadecimal floats (malformed) and values beyond the float range (about
+ * 3.4e38) are errors, while underflow rounds to a subnormal or zero as
+ * strtof does.  Indices are 1-based; a negative one
  * counts back from the elements of its kind read so far (-1 = the latest); a
  * positive one may point forward but must not exceed the number of elements
  * of its kind in the whole file.
  *
  * Errors read "FILE:LINE: what", LINE being the 1-based line of the offending
  * token.  Errors about the whole file have no line: "FILE: no triangles" (a
- * file with no faces is an error), "FILE: cannot open: ...", "FILE: cannot
- * read: ..." and "FILE: truncated or corrupt gzip data[: zlib's reason]".
+ * file with no faces is an error), "FILE: the file is empty", "FILE: does
+ * not look like an OBJ file: it starts like a PNG image" (or holds a NUL
+ * byte: obj_sniff.c), "FILE: cannot open: ...", "FILE: cannot read: ..." and
+ * "FILE: truncated or corrupt gzip data[: zlib's reason]".
  * On error the scene is left zeroed.
  *
  * Invariants of a loaded scene: n_triangles >= 1; every index < n_vertices;
@@ -45,6 +48,7 @@
  * longer or wider number, goes to strtof (which assumes the C locale).
  */
 #include "scene.h"
+#include "obj_sniff.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -217,7 +221,7 @@ static const char *skip_statement(obj_parser *ps, const char *p, const char *end
  * Numbers
  * ------------------------------------------------------------------------ */
 
-enum num_status { NUM_OK, NUM_MALFORMED, NUM_NONFINITE, NUM_NOMEM };
+enum num_status { NUM_OK, NUM_MALFORMED, NUM_OVERFLOW, NUM_NOMEM };
 
 /* Powers of ten that doubles hold exactly. */
 static const double exact_pow10[] = {
@@ -252,7 +256,7 @@ static enum num_status decimal_to_float_slow(const char *s, const char *e, float
     buf[n] = '\0';
     float f = strtof(buf, NULL);
     if (buf != small) free(buf);
-    if (!isfinite(f)) return NUM_NONFINITE;
+    if (!isfinite(f)) return NUM_OVERFLOW; /* a valid decimal number: only overflow makes it infinite */
     *out = f;
     return NUM_OK;
 }
@@ -330,8 +334,9 @@ static int parse_coordinate(obj_parser *ps, const char **pp, const char *end, fl
         return 0;
     case NUM_NOMEM:
         return fail(ps, "out of memory");
-    case NUM_NONFINITE:
-        break;
+    case NUM_OVERFLOW:
+        return fail(ps, "coordinate \"%.*s\" is beyond the float range (largest float about 3.4e38)",
+                    token_len(tok, end), tok);
     case NUM_MALFORMED:
         if (!names_nonfinite(tok, token_len(tok, end)))
             return fail(ps, "malformed number \"%.*s\"", token_len(tok, end), tok);
@@ -521,6 +526,15 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
                     scene *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    char what[96];
+    if (len == 0) {
+        snprintf(err, errlen, "%s: the file is empty", name);
+        return -1;
+    }
+    if (obj_sniff_not_text((const unsigned char *)text, len, what, sizeof what)) {
+        snprintf(err, errlen, "%s: does not look like an OBJ file: it %s", name, what);
+        return -1;
+    }
     static const uint64_t unlimited[N_KINDS] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
     obj_parser ps;
     parser_init(&ps, name, err, errlen, unlimited);
@@ -657,7 +671,10 @@ int scene_load_bytes(const unsigned char *raw, size_t raw_len, const char *name,
 {
     memset(out, 0, sizeof *out);
     int gzip_magic = raw_len >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
-    if (!gzip_magic && !ends_with(name, ".gz")) return scene_parse_obj((const char *)raw, raw_len, name, out, err, errlen);
+    /* Bytes of another known format under a .gz name: scene_parse_obj says
+     * what they are (rather than zlib's "incorrect header check"). */
+    if (!gzip_magic && (!ends_with(name, ".gz") || obj_sniff_not_text(raw, raw_len, NULL, 0)))
+        return scene_parse_obj((const char *)raw, raw_len, name, out, err, errlen);
     char *text;
     size_t len;
     if (gunzip(raw, raw_len, &text, &len, name, err, errlen)) return -1;

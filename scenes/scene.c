@@ -1,7 +1,7 @@
 /* scene.c - scene bookkeeping shared by the loader and the generators. */
 #include "scene.h"
+#include "outfile.h"
 
-#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -68,27 +68,20 @@ int scene_normalize(scene *s)
 
 int scene_write_obj(const scene *s, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        return -1;
-    }
+    outfile o;
+    if (outfile_open(&o, path, "OBJ", err, errlen)) return -1;
     static char buf[1 << 16];
-    setvbuf(f, buf, _IOFBF, sizeof buf);
-    fprintf(f, "# written by kdalloc: %u vertices, %u triangles\n", s->n_vertices, s->n_triangles);
-    for (uint32_t v = 0; v < s->n_vertices; v++) {
+    setvbuf(o.f, buf, _IOFBF, sizeof buf);
+    outfile_printf(&o, "# written by kdalloc: %u vertices, %u triangles\n", s->n_vertices, s->n_triangles);
+    /* After a failed write the rest do nothing; outfile_commit reports it. */
+    for (uint32_t v = 0; v < s->n_vertices && !o.error; v++) {
         const float *p = s->positions + 3 * (size_t)v;
         /* %.9g round-trips every float exactly. */
-        fprintf(f, "v %.9g %.9g %.9g\n", p[0], p[1], p[2]);
+        outfile_printf(&o, "v %.9g %.9g %.9g\n", p[0], p[1], p[2]);
     }
-    for (uint32_t t = 0; t < s->n_triangles; t++) {
+    for (uint32_t t = 0; t < s->n_triangles && !o.error; t++) {
         const uint32_t *i = s->triangles + 3 * (size_t)t;
-        fprintf(f, "f %u %u %u\n", i[0] + 1, i[1] + 1, i[2] + 1);
+        outfile_printf(&o, "f %u %u %u\n", i[0] + 1, i[1] + 1, i[2] + 1);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return outfile_commit(&o, err, errlen);
 }

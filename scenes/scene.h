@@ -57,7 +57,9 @@ const char *const *scene_generator_names(void);
 /* One-line description of a generator, or NULL for an unknown name. */
 const char *scene_generator_help(const char *name);
 
-/* Writes the scene as OBJ text (`v` and `f` lines). */
+/* Writes the scene as OBJ text (`v` and `f` lines), whole or not at all
+ * (io/outfile.h): on error, "PATH: cannot write OBJ: REASON", and no
+ * partial file is left. */
 int scene_write_obj(const scene *s, const char *path, char *err, size_t errlen);
 
 /* The range of largest coordinate magnitudes the builders and ray casters

@@ -8,126 +8,21 @@
  * the results do not depend on a GPU being present. */
 #include <criterion/criterion.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_run.h"
 #include "scene.h"
 
 #define TMP(file) KDA_TEST_TMPDIR "/test_cli_" file
 #define TEAPOT KDA_SHARED_SCENES "/teapot.obj.gz"
 
 TestSuite(cli, .timeout = 60);
-
-/* ------------------------------------------------------------------------
- * Running kdalloc
- * ------------------------------------------------------------------------ */
-
-typedef struct run_result {
-    int status; /* exit code, or -1 when the child died of a signal */
-    char *out;  /* all of stdout */
-    char *err;  /* all of stderr */
-} run_result;
-
-static char *read_whole_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-    size_t cap = 4096, len = 0;
-    char *text = malloc(cap);
-    cr_assert_not_null(text);
-    for (size_t n; (n = fread(text + len, 1, cap - len - 1, f)) > 0;) {
-        len += n;
-        if (cap - len == 1) {
-            cap *= 2;
-            text = realloc(text, cap);
-            cr_assert_not_null(text);
-        }
-    }
-    fclose(f);
-    text[len] = '\0';
-    return text;
-}
-
-static void write_whole_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-    cr_assert_eq(fwrite(text, 1, strlen(text), f), strlen(text));
-    cr_assert_eq(fclose(f), 0);
-}
-
-/* Redirects fd to a new file at path (in the child). */
-static void redirect(int fd, const char *path, int flags)
-{
-    int file = open(path, flags, 0644);
-    if (file < 0 || dup2(file, fd) < 0) _exit(126);
-    close(file);
-}
-
-/* Runs the executable with the NULL-terminated args, stdin from
- * /dev/null, and collects its exit status and output. */
-static run_result run_exe(const char *exe, const char *const *args)
-{
-    char out_path[512], err_path[512];
-    snprintf(out_path, sizeof out_path, TMP("%ld.out"), (long)getpid());
-    snprintf(err_path, sizeof err_path, TMP("%ld.err"), (long)getpid());
-    const char *argv[64] = {exe};
-    int argc = 1;
-    for (; args[argc - 1]; argc++) {
-        cr_assert_lt(argc, 63, "too many arguments");
-        argv[argc] = args[argc - 1];
-    }
-    argv[argc] = NULL;
-
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        redirect(STDIN_FILENO, "/dev/null", O_RDONLY);
-        redirect(STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC);
-        redirect(STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC);
-        execv(exe, (char *const *)argv);
-        _exit(127);
-    }
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid, "waitpid: %s", strerror(errno));
-    run_result r = {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_whole_file(out_path),
-                    read_whole_file(err_path)};
-    cr_assert_neq(r.status, 127, "cannot run %s", exe);
-    unlink(out_path);
-    unlink(err_path);
-    return r;
-}
-
-static run_result run_kdalloc(const char *const *args) { return run_exe(KDALLOC_EXE, args); }
-
-#define KDALLOC(...) run_kdalloc((const char *const[]){__VA_ARGS__, NULL})
-
-static void run_result_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static void expect_status(const run_result *r, int want, const char *what)
-{
-    cr_expect_eq(r->status, want, "%s: exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", what, r->status, want,
-                 r->out, r->err);
-}
-
-static void expect_contains(const char *text, const char *needle, const char *what)
-{
-    cr_expect(strstr(text, needle) != NULL, "%s: no \"%s\" in:\n%s", what, needle, text);
-}
 
 /* A usage error: exit 2, and stderr names `cause`. */
 static void expect_usage_error(run_result r, const char *cause, const char *what)
@@ -137,39 +32,13 @@ static void expect_usage_error(run_result r, const char *cause, const char *what
     run_result_free(&r);
 }
 
-static int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-static uint32_t big_endian_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* The file is a PNG (signature, then the IHDR chunk) of width x height. */
-static void expect_png(const char *path, uint32_t width, uint32_t height)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s was not written", path);
-    unsigned char head[24];
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    cr_assert_eq(n, sizeof head, "%s: only %zu bytes", path, n);
-    cr_expect(memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0, "%s: no PNG signature", path);
-    cr_expect(memcmp(head + 12, "IHDR", 4) == 0, "%s: no IHDR chunk first", path);
-    cr_expect_eq(big_endian_u32(head + 16), width, "%s: width %u", path, big_endian_u32(head + 16));
-    cr_expect_eq(big_endian_u32(head + 20), height, "%s: height %u", path, big_endian_u32(head + 20));
-}
-
 /* ------------------------------------------------------------------------
  * Help, version, unknown commands
  * ------------------------------------------------------------------------ */
 
 Test(cli, no_arguments_is_a_usage_error)
 {
-    run_result r = run_kdalloc((const char *const[]){NULL});
+    run_result r = run_exe(KDALLOC_EXE, (const char *const[]){NULL});
     expect_status(&r, 2, "kdalloc");
     expect_contains(r.err, "usage", "kdalloc");
     run_result_free(&r);
@@ -588,7 +457,7 @@ Test(cli, printed_camera_repeats_the_image)
     cr_expect_eq(strncmp(line, line2, (size_t)(strstr(line, " (") - line)), 0, "camera lines differ:\n%s\n%s", line,
                  line2);
     expect_contains(line2, "(given)", "render with the printed camera");
-    char *a = read_whole_file(TMP("view1.png")), *b = read_whole_file(TMP("view2.png"));
+    char *a = read_whole_file(TMP("view1.png"), NULL), *b = read_whole_file(TMP("view2.png"), NULL);
     struct stat sa, sb;
     cr_assert_eq(stat(TMP("view1.png"), &sa), 0);
     cr_assert_eq(stat(TMP("view2.png"), &sb), 0);

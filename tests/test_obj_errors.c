@@ -2,10 +2,11 @@
  * coordinate counts, non-finite coordinates, malformed face corners, faces
  * of fewer than three corners, index 0, indices out of range (counted
  * against what is read so far, or against the file's total for forward
- * references), and a file without triangles.
+ * references), coordinates beyond the float range, and an empty file or
+ * one without triangles.
  *
- * Oracle: the exact message, `file:line: what` (`file: what` for a file
- * without triangles), and the empty scene an error leaves. */
+ * Oracle: the exact message, `file:line: what` (`file: what` for an empty
+ * file or one without triangles), and the empty scene an error leaves. */
 #include "test_obj.h"
 
 typedef struct error_case {
@@ -56,12 +57,30 @@ Test(errors, non_finite_coordinates)
         {"v 0 NaN 0\n", "t.obj:1: non-finite coordinate \"NaN\""},
         {"v 0 0 inf\n", "t.obj:1: non-finite coordinate \"inf\""},
         {"v 0 -Infinity 0\n", "t.obj:1: non-finite coordinate \"-Infinity\""},
-        {"v 1e39 0 0\n", "t.obj:1: non-finite coordinate \"1e39\""},
-        {"v 0 -3.5e38 0\n", "t.obj:1: non-finite coordinate \"-3.5e38\""},
-        {"v 0 0 1e99999999999999\n", "t.obj:1: non-finite coordinate \"1e99999999999999\""},
         {"v 0 0 0 nan\n", "t.obj:1: non-finite coordinate \"nan\""}, /* w too */
     };
     EXPECT_ERRORS(cases);
+}
+
+/* Finite numbers that no float holds are not "non-finite": they are too
+ * large, and the message says so. */
+Test(errors, coordinates_beyond_the_float_range)
+{
+#define BEYOND(number) "t.obj:1: coordinate \"" number "\" is beyond the float range (largest float about 3.4e38)"
+    static const error_case cases[] = {
+        {"v 1e39 0 0\n", BEYOND("1e39")},
+        {"v 0 -3.5e38 0\n", BEYOND("-3.5e38")},
+        {"v 0 0 1e99999999999999\n", BEYOND("1e99999999999999")},
+        {"v 0 0 340282356779733661637539395458142568448\n", BEYOND("340282356779733661637539395458142568448")},
+        {"v 0 0 0 1e40\n", BEYOND("1e40")}, /* w too */
+    };
+#undef BEYOND
+    EXPECT_ERRORS(cases);
+    /* The largest float itself, and just below where rounding reaches infinity, load. */
+    scene s = parse_ok("v 3.4028234e38 0 0\nv 0 340282356779733661637539395458142568447 0\nv 0 0 1\nf 1 2 3\n");
+    cr_expect_eq(s.positions[0], 0x1.fffffep127f);
+    cr_expect_eq(s.positions[4], 0x1.fffffep127f);
+    scene_free(&s);
 }
 
 Test(errors, malformed_face_corners)
@@ -136,10 +155,15 @@ Test(errors, no_triangles)
 {
     /* The one OBJ error without a line number: it is about the whole file. */
     static const error_case cases[] = {
-        {"", "t.obj: no triangles"},
+        {" ", "t.obj: no triangles"},
         {"\n\n# only a comment\n", "t.obj: no triangles"},
         {TRI3, "t.obj: no triangles"},
         {TRI3 "l 1 2 3\np 1\n", "t.obj: no triangles"},
     };
     EXPECT_ERRORS(cases);
+}
+
+Test(errors, empty_text)
+{
+    expect_error("", "t.obj: the file is empty");
 }

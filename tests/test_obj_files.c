@@ -1,7 +1,8 @@
 /* test_obj_files.c - loading OBJ files: plain, gzip, gzip content under a
  * plain name (sniffed), gzip of several members; truncated and corrupt
- * gzip, missing and unreadable files, and errors that name the path and
- * line.
+ * gzip, missing and unreadable files, empty files, files that are not OBJ
+ * text (a PNG, an ELF binary, binary data) said to be so, and errors that
+ * name the path and line.
  *
  * Oracles: the scene parsed from the same text in memory, compared field
  * by field, and the exact message of every error. */
@@ -174,5 +175,51 @@ Test(files, errors_name_the_path_and_line)
     expect_load_error(TMP("bad.obj"), TMP("bad.obj") ":5: malformed number \"3junk\"");
     write_gz(TMP("bad.obj.gz"), "wb", text, sizeof text - 1);
     expect_load_error(TMP("bad.obj.gz"), TMP("bad.obj.gz") ":5: malformed number \"3junk\"");
+}
+
+Test(files, empty_files_say_so)
+{
+    write_bytes(TMP("empty.obj"), "", 0);
+    expect_load_error(TMP("empty.obj"), TMP("empty.obj") ": the file is empty");
+    write_gz(TMP("empty.obj.gz"), "wb", "", 0); /* a whole gzip file of no bytes */
+    expect_load_error(TMP("empty.obj.gz"), TMP("empty.obj.gz") ": the file is empty");
+}
+
+/* The first bytes of a PNG file: signature and the start of IHDR.  Its
+ * lines (split at the LF in the signature) are no OBJ statement, so
+ * without the sniffing this was "no triangles". */
+static const unsigned char png_head[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D',
+                                         'R',  0,   0,   1,   0,    0,    0,    1,    0, 8, 2, 0,  0,  0};
+
+Test(files, a_png_is_not_an_obj_file)
+{
+#define LOOKS_LIKE_PNG ": does not look like an OBJ file: it starts like a PNG image"
+    write_bytes(TMP("image.obj"), png_head, sizeof png_head);
+    expect_load_error(TMP("image.obj"), TMP("image.obj") LOOKS_LIKE_PNG);
+    /* under a .gz name, and gzip-compressed */
+    write_bytes(TMP("image_named.obj.gz"), png_head, sizeof png_head);
+    expect_load_error(TMP("image_named.obj.gz"), TMP("image_named.obj.gz") LOOKS_LIKE_PNG);
+    write_gz(TMP("image.obj.gz"), "wb", (const char *)png_head, sizeof png_head);
+    expect_load_error(TMP("image.obj.gz"), TMP("image.obj.gz") LOOKS_LIKE_PNG);
+#undef LOOKS_LIKE_PNG
+}
+
+Test(files, an_elf_binary_is_not_an_obj_file)
+{
+    /* An ELF header's first bytes: magic, 64-bit, little-endian, version 1. */
+    static const unsigned char elf_head[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0x3e, 0};
+    write_bytes(TMP("program.obj"), elf_head, sizeof elf_head);
+    expect_load_error(TMP("program.obj"), TMP("program.obj") ": does not look like an OBJ file: "
+                                                             "it starts like an ELF binary (a program or library)");
+}
+
+/* A NUL byte means binary data, wherever a file of no known format has it
+ * among its first bytes; even one that starts like OBJ text. */
+Test(files, binary_data_is_not_an_obj_file)
+{
+    static const char text[] = TRI3 "f 1 2 3\n\0\x01\x02";
+    write_bytes(TMP("binary.obj"), text, sizeof text - 1);
+    expect_load_error(TMP("binary.obj"), TMP("binary.obj") ": does not look like an OBJ file: "
+                                                           "it holds a NUL byte at offset 32 (binary data)");
 }
 
