@@ -9,8 +9,10 @@
 #include <time.h>
 
 #include "cli.h"
+#include "progress.h"
 
 const char *cli_program = "kdalloc";
+const char *cli_command = "kdalloc";
 
 void cli_error(const char *fmt, ...)
 {
@@ -22,20 +24,83 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
+void cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", cli_program);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see %s --help)\n", cli_command);
+    va_end(ap);
+}
+
+/* The long option that `name` (len characters, no "--") names, exactly or
+ * as an unambiguous prefix, as getopt_long takes it; NULL when none does,
+ * and *matches says how many options start with it. */
+static const struct option *find_long(const struct option *opts, const char *name, size_t len, int *matches)
+{
+    const struct option *found = NULL;
+    *matches = 0;
+    for (const struct option *o = opts; o->name; o++) {
+        if (strncmp(o->name, name, len)) continue;
+        if (strlen(o->name) == len) {
+            *matches = 1;
+            return o;
+        }
+        found = o;
+        ++*matches;
+    }
+    return *matches == 1 ? found : NULL;
+}
+
+int cli_option_error(int c, char **argv, const struct option *opts)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    size_t len = strcspn(arg + (arg[0] ? 2 : 0), "=");
+    int matches = 0;
+    const struct option *o = strncmp(arg, "--", 2) ? NULL : find_long(opts, arg + 2, len, &matches);
+    /* getopt_long leaves optopt 0 for an unknown long option and sets it to
+     * a known one's value; any other value is a short option's letter
+     * (whose element argv[optind - 1] need not be). */
+    int is_long = !strncmp(arg, "--", 2) && (optopt == 0 || (o && o->val == optopt));
+    if (!is_long && c == ':') cli_usage_error("-%c needs a value", optopt);
+    else if (!is_long) cli_usage_error("unknown option -%c", optopt);
+    else if (c == ':') cli_usage_error("--%s needs a value", o ? o->name : arg + 2);
+    else if (o && arg[2 + len] == '=') cli_usage_error("--%s takes no value", o->name);
+    else if (matches > 1) {
+        fprintf(stderr, "%s: ambiguous option %.*s (", cli_program, (int)len + 2, arg);
+        const char *sep = "";
+        for (const struct option *p = opts; p->name; p++)
+            if (!strncmp(p->name, arg + 2, len)) {
+                fprintf(stderr, "%s--%s", sep, p->name);
+                sep = ", ";
+            }
+        fprintf(stderr, "; see %s --help)\n", cli_command);
+    } else cli_usage_error("unknown option %.*s", (int)len + 2, arg);
+    return -1;
+}
+
 int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_len)
 {
     char err[CLI_ERR];
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc;
+    char doing[300];
+    progress p;
     if (src->path) {
-        rc = scene_load(src->path, s, err, sizeof err);
         snprintf(label, label_len, "%s", src->path);
+        snprintf(doing, sizeof doing, "scene: reading %s", label);
+        progress_begin(&p, doing, 0);
+        rc = scene_load(src->path, s, err, sizeof err);
     } else {
         const char *name = src->generator ? src->generator : scene_generator_names()[0];
-        rc = scene_generate(name, src->triangles, s, err, sizeof err);
         snprintf(label, label_len, "%s (built-in)", name);
+        snprintf(doing, sizeof doing, "scene: generating %s", name);
+        progress_begin(&p, doing, 0);
+        rc = scene_generate(name, src->triangles, s, err, sizeof err);
     }
+    progress_end(&p);
     if (rc) {
         cli_error("%s", err);
         return -1;
@@ -72,15 +137,49 @@ int cli_scene_positional(scene_source *src, int argc, char **argv, int first)
 {
     if (first < argc) src->path = argv[first++];
     if (first < argc) {
-        cli_error("unexpected argument '%s' (one scene file at most)", argv[first]);
+        cli_usage_error("unexpected argument '%s' (one scene file at most)", argv[first]);
         return -1;
     }
     if (src->path && src->generator) {
-        cli_error("give a scene FILE or --scene NAME, not both");
+        cli_usage_error("give a scene FILE or --scene NAME, not both");
         return -1;
     }
     if (src->triangles && src->path) {
-        cli_error("--triangles sizes a built-in scene; it does not apply to %s", src->path);
+        cli_usage_error("--triangles sizes a built-in scene; it does not apply to %s", src->path);
+        return -1;
+    }
+    return src->path ? 0 : cli_scene_check(src);
+}
+
+uint64_t cli_triangles_max(void)
+{
+    uint64_t most = 0, def, min, max;
+    for (const char *const *n = scene_generator_names(); *n; n++)
+        if (scene_generator_sizes(*n, &def, &min, &max) == 0 && max > most) most = max;
+    return most;
+}
+
+int cli_scene_check(const scene_source *src)
+{
+    const char *name = src->generator ? src->generator : scene_generator_names()[0];
+    if (!scene_generator_help(name)) {
+        fprintf(stderr, "%s: unknown scene '%s' (scenes:", cli_program, name);
+        for (const char *const *n = scene_generator_names(); *n; n++)
+            fprintf(stderr, "%s %s", n == scene_generator_names() ? "" : ",", *n);
+        fprintf(stderr, "; see kdalloc gen --help)\n");
+        return -1;
+    }
+    uint64_t def, min, max;
+    if (!src->triangles) return 0;
+    if (scene_generator_sizes(name, &def, &min, &max)) {
+        cli_usage_error("--triangles: the %sscene %s has a fixed size%s", src->generator ? "" : "default ", name,
+                        src->generator ? "" : "; --scene NAME picks a scalable one");
+        return -1;
+    }
+    if (src->triangles < min || src->triangles > max) {
+        cli_usage_error("--triangles: %s takes %llu to %llu triangles (default %llu), not %llu", name,
+                        (unsigned long long)min, (unsigned long long)max, (unsigned long long)def,
+                        (unsigned long long)src->triangles);
         return -1;
     }
     return 0;
@@ -91,9 +190,9 @@ int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max,
     char *end;
     errno = 0;
     unsigned long long v = strtoull(text, &end, 10);
-    if (!*text || *end || errno || text[0] == '-' || v < min || v > max) {
-        cli_error("%s: '%s' is not a whole number from %llu to %llu", opt, text, (unsigned long long)min,
-                  (unsigned long long)max);
+    if (!(text[0] >= '0' && text[0] <= '9') || *end || errno || v < min || v > max) {
+        cli_usage_error("%s takes a whole number from %llu to %llu, not '%s'", opt, (unsigned long long)min,
+                        (unsigned long long)max, text);
         return -1;
     }
     *out = v;
@@ -106,7 +205,7 @@ int cli_parse_float(const char *opt, const char *text, float *out)
     errno = 0;
     float v = strtof(text, &end);
     if (!*text || *end || errno || !isfinite(v)) {
-        cli_error("%s: '%s' is not a finite number", opt, text);
+        cli_usage_error("%s takes a finite number, not '%s'", opt, text);
         return -1;
     }
     *out = v;
@@ -121,7 +220,7 @@ int cli_parse_vec3(const char *opt, const char *text, float out[3])
         errno = 0;
         out[i] = strtof(p, &end);
         if (end == p || errno || !isfinite(out[i]) || *end != (i < 2 ? ',' : '\0')) {
-            cli_error("%s: '%s' is not three finite numbers x,y,z", opt, text);
+            cli_usage_error("%s takes three finite numbers x,y,z, not '%s'", opt, text);
             return -1;
         }
         p = end + 1;

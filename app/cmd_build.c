@@ -72,17 +72,22 @@ int cmd_build(int argc, char **argv)
     tree_source ts;
     tree_source_init(&ts);
     int json = 0, check = 0, profile = 0;
+    cli_command = "kdalloc build";
     optind = 1;
-    for (int c; (c = getopt_long(argc, argv, "h", opts, NULL)) != -1;) {
+    opterr = 0; /* cli_option_error says what was wrong */
+    for (int c; (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1;) {
         int r = tree_source_option(&ts, c, optarg);
         if (r == 1) continue;
         if (r < 0) return 2;
         switch (c) {
         case OPT_JSON: json = 1; break;
         case OPT_CHECK: check = 1; break;
-        case OPT_PROFILE: profile = 1; break;
+        case OPT_PROFILE:
+            profile = 1;
+            tree_source_gpu_only(&ts, "--profile");
+            break;
         case 'h': build_usage(stdout); return 0;
-        default: build_usage(stderr); return 2;
+        default: cli_option_error(c, argv, opts); return 2;
         }
     }
     if (cli_scene_positional(&ts.scene, argc, argv, optind) || tree_source_check(&ts)) return 2;

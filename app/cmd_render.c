@@ -1,7 +1,7 @@
 /* cmd_render.c - `kdalloc render [FILE] -o out.png`: builds the tree and
  * ray-casts a validation image through it, optionally checking rays
- * against brute force. */
-#include <ctype.h>
+ * against brute force.  The limits the options take are the ones
+ * render_usage states. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,11 +10,17 @@
 
 #include "cli.h"
 #include "outfile.h"
+#include "progress.h"
 #include "render.h"
+#include "shade.h"
 #include "tree_source.h"
 #if KDA_HAVE_CUDA
 #include "gpu_render.h"
 #endif
+
+#define VALIDATE_DEFAULT 10000u      /* rays a bare --validate checks */
+#define VALIDATE_MAX 1000000000ull  /* the most --validate N takes */
+#define FRAMES_MAX 1000u
 
 static void render_usage(FILE *f)
 {
@@ -22,23 +28,29 @@ static void render_usage(FILE *f)
                "Builds the tree of FILE (default: the built-in scene) and ray-casts an\n"
                "image through it.\n\n"
                "  -o, --output PNG    image to write (required)\n"
-               "  --width W           image width in pixels (default 1280)\n"
-               "  --height H          image height in pixels (default 720)\n"
+               "  --width W           image width in pixels (1 to %u; default 1280)\n"
+               "  --height H          image height in pixels (1 to %u; default 720); at most\n"
+               "                      %llu pixels in all\n"
                "  --eye X,Y,Z         camera position\n"
                "  --target X,Y,Z      point looked at\n"
                "  --up X,Y,Z          up direction (default 0,1,0)\n"
                "                      Without these the default view is chosen (outside, or\n"
                "                      inside a closed scene); with some, the scene is framed\n"
                "                      from +z for the rest.  The camera used is printed.\n"
-               "  --fov DEG           vertical field of view (default 50)\n"
+               "  --fov DEG           vertical field of view, above 0 and below 180 (default 50)\n"
                "  --shade MODE        diffuse (default), steps (heat map of nodes visited\n"
                "                      per ray) or tests (heat map of triangle tests per ray)\n"
-               "  --shadows           add shadow rays toward a light above the scene\n"
-               "  --validate [N]      compare N camera rays (all pixels if N is omitted)\n"
-               "                      with brute force; exit 3 on any mismatch\n"
-               "  --frames K          GPU: time K frames after a warm-up (default 5)\n"
+               "  --shadows           add shadow rays toward a light above the scene, or\n"
+               "                      inside it when it is closed (a room); the light is printed\n"
+               "  --validate [N|all]  compare N camera rays (1 to %llu; without N, %u, or\n"
+               "                      every pixel of a smaller image; all: every pixel) with\n"
+               "                      brute force; exit 3 on any mismatch.  N at or above the\n"
+               "                      pixel count checks every pixel in order, then again\n"
+               "  --frames K          GPU: time K frames after a warm-up (1 to %u; default 5)\n"
                "  --json              print the results as one JSON object on stdout\n"
-               "                      (the other lines go to stderr)\n");
+               "                      (the other lines go to stderr)\n",
+            CAMERA_MAX_SIDE, CAMERA_MAX_SIDE, (unsigned long long)CAMERA_MAX_PIXELS, VALIDATE_MAX, VALIDATE_DEFAULT,
+            FRAMES_MAX);
     tree_source_usage(f);
     fprintf(f, "  -h, --help          this help\n");
 }
@@ -49,7 +61,7 @@ typedef struct render_request {
     int eye_set, target_set, up_set;
     int json;
     int validate;
-    uint64_t validate_rays;
+    uint64_t validate_rays; /* 0: every pixel */
     uint32_t frames;
 } render_request;
 
@@ -59,18 +71,39 @@ static int parse_shade(const char *arg, shade_mode *mode)
     else if (!strcmp(arg, "steps")) *mode = SHADE_STEPS;
     else if (!strcmp(arg, "tests")) *mode = SHADE_TESTS;
     else {
-        cli_error("--shade: '%s' is not a mode (diffuse, steps, tests)", arg);
+        cli_usage_error("--shade takes diffuse, steps or tests, not '%s'", arg);
         return -1;
     }
     return 0;
 }
 
-static int is_number(const char *s)
+/* What follows a bare --validate is its count when it looks like one (a
+ * number, signed or not, or "all"); anything else (the scene FILE, an
+ * option) is left to the rest of the command line. */
+static int is_count(const char *s)
 {
-    if (!s || !*s) return 0;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s)) return 0;
-    return 1;
+    if (!s) return 0;
+    if (!strcmp(s, "all")) return 1;
+    if (*s == '-' || *s == '+') s++;
+    return *s >= '0' && *s <= '9';
+}
+
+/* --validate's value: all, or N (a count of rays, 0 meaning every pixel). */
+static int parse_validate(const char *arg, uint64_t *rays)
+{
+    if (!strcmp(arg, "all")) {
+        *rays = 0;
+        return 0;
+    }
+    char *end;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (!(arg[0] >= '0' && arg[0] <= '9') || *end || v < 1 || v > VALIDATE_MAX) {
+        cli_usage_error("--validate takes a count of rays from 1 to %llu, or all (every pixel), not '%s'",
+                        VALIDATE_MAX, arg);
+        return -1;
+    }
+    *rays = v;
+    return 0;
 }
 
 static int parse_render_args(int argc, char **argv, render_request *rq, tree_source *ts)
@@ -96,8 +129,11 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
 
     camera *cam = &rq->opt.cam;
     uint64_t v;
+    int validate_bare = 0;
+    cli_command = "kdalloc render";
     optind = 1;
-    for (int c; (c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1;) {
+    opterr = 0; /* cli_option_error says what was wrong */
+    for (int c; (c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1;) {
         int r = tree_source_option(ts, c, optarg);
         if (r == 1) continue;
         if (r < 0) return -1;
@@ -122,6 +158,10 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
             break;
         case OPT_FOV:
             if (cli_parse_float("--fov", optarg, &cam->fov_deg)) return -1;
+            if (!(cam->fov_deg > 0.0f && cam->fov_deg < 180.0f)) {
+                cli_usage_error("--fov takes a field of view in degrees above 0 and below 180, not '%s'", optarg);
+                return -1;
+            }
             break;
         case OPT_SHADE:
             if (parse_shade(optarg, &rq->opt.mode)) return -1;
@@ -131,24 +171,29 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
         case OPT_VALIDATE:
             rq->validate = 1;
             /* --validate N as well as --validate=N */
-            if (!optarg && is_number(argv[optind])) optarg = argv[optind++];
-            if (optarg && cli_parse_u64("--validate", optarg, 1, UINT64_MAX, &rq->validate_rays)) return -1;
+            if (!optarg && is_count(argv[optind])) optarg = argv[optind++];
+            if (optarg && parse_validate(optarg, &rq->validate_rays)) return -1;
+            validate_bare = !optarg;
             break;
         case OPT_FRAMES:
-            if (cli_parse_u64("--frames", optarg, 1, 1000, &v)) return -1;
+            if (cli_parse_u64("--frames", optarg, 1, FRAMES_MAX, &v)) return -1;
             rq->frames = (uint32_t)v;
+            tree_source_gpu_only(ts, "--frames");
             break;
         case 'h': render_usage(stdout); exit(0);
-        default: render_usage(stderr); return -1;
+        default: cli_option_error(c, argv, opts); return -1;
         }
     }
     if (cli_scene_positional(&ts->scene, argc, argv, optind) || tree_source_check(ts)) return -1;
     if (!rq->output) {
-        cli_error("render: missing -o OUT.png");
+        cli_usage_error("render: missing -o OUT.png");
         return -1;
     }
+    if (validate_bare) /* VALIDATE_DEFAULT rays, or every pixel of a smaller image */
+        rq->validate_rays = (uint64_t)cam->width * cam->height <= VALIDATE_DEFAULT ? 0 : VALIDATE_DEFAULT;
     return 0;
 }
+
 
 /* Takes the user's points into the scene's (possibly scaled) units and
  * frames the scene from +z for what the user left out. */
@@ -176,6 +221,24 @@ static void print_camera(FILE *f, const camera *c, int scale_log2, const char *v
             view);
 }
 
+/* The shadows' light: inside a closed scene, else above it (as
+ * camera_make_basis places it for this camera); printed in the file's
+ * units. */
+static void choose_light(FILE *info, render_options *opt, const tree_result *r, const scene *s)
+{
+    const char *where = "inside the scene, which is closed";
+    if (light_choose(&r->host, s, opt->light)) {
+        opt->light_set = 1;
+    } else {
+        camera_basis b;
+        camera_make_basis(&opt->cam, s->lo, s->hi, &b);
+        memcpy(opt->light, b.light, sizeof opt->light);
+        where = "above the scene, on the camera's side and to its left";
+    }
+    fprintf(info, "light: %.9g,%.9g,%.9g (%s)\n", ldexpf(opt->light[0], -s->scale_log2),
+            ldexpf(opt->light[1], -s->scale_log2), ldexpf(opt->light[2], -s->scale_log2), where);
+}
+
 static void json_vec3(const char *key, const float v[3], int scale_log2)
 {
     printf("\"%s\": [", key);
@@ -186,10 +249,11 @@ static void json_vec3(const char *key, const float v[3], int scale_log2)
     printf("]");
 }
 
-static int report_validation(FILE *info, const validation *v)
+static int report_validation(FILE *info, const render_request *rq, const validation *v)
 {
-    fprintf(info, "validation: %llu rays, %llu hits, %llu mismatches against brute force\n",
-            (unsigned long long)v->rays, (unsigned long long)v->hits, (unsigned long long)v->mismatches);
+    fprintf(info, "validation: %llu rays%s, %llu hits, %llu mismatches against brute force\n",
+            (unsigned long long)v->rays, rq->validate_rays ? "" : " (every pixel)", (unsigned long long)v->hits,
+            (unsigned long long)v->mismatches);
     if (v->mismatches) {
         cli_error("validation failed: %s", v->first);
         return 3;
@@ -232,16 +296,28 @@ static int render_image(FILE *info, const render_request *rq, const tree_result 
     return 0;
 }
 
+/* Checks the rays in parts, so that a terminal can show how far it got. */
 static int validate(const render_request *rq, const tree_result *r, const scene *s, validation *v)
 {
     char err[CLI_ERR];
-    int rc;
+    const camera *c = &rq->opt.cam;
+    uint64_t n = rq->validate_rays, total = n ? n : (uint64_t)c->width * c->height;
+    uint64_t part = r->on_gpu ? 1u << 20 : 1024u;
+    int rc = 0;
+    progress p;
+    memset(v, 0, sizeof *v);
+    progress_begin(&p, "validation: rays checked", total);
+    for (uint64_t first = 0; first < total && rc == 0; first += part) {
+        uint64_t count = total - first < part ? total - first : part;
 #if KDA_HAVE_CUDA
-    if (r->on_gpu)
-        rc = validate_camera_rays_gpu(&r->gpu, &r->gpu_scene, &rq->opt.cam, rq->validate_rays, v, err, sizeof err);
-    else
+        if (r->on_gpu)
+            rc = validate_camera_rays_gpu_part(&r->gpu, &r->gpu_scene, c, n, first, count, v, err, sizeof err);
+        else
 #endif
-        rc = validate_camera_rays_cpu(&r->host, s, &rq->opt.cam, rq->validate_rays, v, err, sizeof err);
+            rc = validate_camera_rays_cpu_part(&r->host, s, c, n, first, count, v, err, sizeof err);
+        progress_set(&p, first + count);
+    }
+    progress_end(&p);
     if (rc) cli_error("%s", err);
     return rc;
 }
@@ -270,7 +346,12 @@ static void print_json(const render_request *rq, const char *label, const scene 
     cli_json_number(c->fov_deg);
     printf(", \"width\": %u, \"height\": %u, ", c->width, c->height);
     cli_json_string("view", view);
-    printf("}, \"render_ms\": ");
+    printf("}");
+    if (rq->opt.shadows) {
+        printf(", ");
+        json_vec3("light", rq->opt.light, s->scale_log2);
+    }
+    printf(", \"render_ms\": ");
     cli_json_number(ft->ms);
     printf(", \"mrays_per_s\": ");
     cli_json_number(ft->mrays_per_s);
@@ -301,7 +382,7 @@ int cmd_render(int argc, char **argv)
     if (cli_load_scene(&ts.scene, &s, label, sizeof label)) return 1;
     complete_camera(&rq, &s);
     if (camera_check(&rq.opt.cam, err, sizeof err)) {
-        cli_error("%s", err);
+        cli_usage_error("%s", err);
         scene_free(&s);
         return 2;
     }
@@ -315,6 +396,7 @@ int cmd_render(int argc, char **argv)
                 r.stats.refs_per_triangle, r.stats.build_ms);
         if (!rq.eye_set && !rq.target_set && !rq.up_set) view = camera_choose_view(&r.host, &s, &rq.opt.cam);
         print_camera(info, &rq.opt.cam, s.scale_log2, view);
+        if (rq.opt.shadows) choose_light(info, &rq.opt, &r, &s);
         rc = render_image(info, &rq, &r, &s, &img, &ft) ? 1 : 0;
     }
     if (rc == 0) {
@@ -326,7 +408,7 @@ int cmd_render(int argc, char **argv)
         }
     }
     validation v;
-    if (rc == 0 && rq.validate) rc = validate(&rq, &r, &s, &v) ? 1 : report_validation(info, &v);
+    if (rc == 0 && rq.validate) rc = validate(&rq, &r, &s, &v) ? 1 : report_validation(info, &rq, &v);
     if (rq.json && (rc == 0 || rc == 3)) print_json(&rq, label, &s, &r, view, &ft, rq.validate ? &v : NULL);
     image_free(&img);
     tree_result_free(&r);

@@ -8,6 +8,9 @@
 #ifndef KDA_VERSION
 #define KDA_VERSION "unknown"
 #endif
+#ifndef KDA_PEER_ALLOCATOR_LIST
+#define KDA_PEER_ALLOCATOR_LIST "none"
+#endif
 
 static void print_usage(FILE *f)
 {
@@ -40,6 +43,8 @@ static void print_version(void)
            kda_allocator_frees() ? "yes" : "no", kda_allocator_grows(&why) ? "yes" : "no",
            kda_allocator_builds(&why) ? "yes" : "no");
     printf("allocators of this build's list (kdalloc-NAME, -DKDA_ALLOCATOR=NAME): %s\n", kda_allocator_list());
+    printf("peer allocators (-DKDA_ALLOCATOR=NAME, or all with -DKDA_PEERS=ON; each needs CUDA and its published "
+           "headers): %s\n", KDA_PEER_ALLOCATOR_LIST);
 #if KDA_HAVE_CUDA
     printf("GPU path: CUDA, built for %s\n", KDA_CUDA_ARCHS);
 #else
@@ -49,8 +54,9 @@ static void print_version(void)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is printed, into a pipe too */
     if (argc < 2) {
-        print_usage(stderr);
+        cli_usage_error("usage: kdalloc build|render|gen [options]: which command?");
         return 2;
     }
     const char *cmd = argv[1];
@@ -65,6 +71,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "build")) return cmd_build(argc - 1, argv + 1);
     if (!strcmp(cmd, "render")) return cmd_render(argc - 1, argv + 1);
     if (!strcmp(cmd, "gen")) return cmd_gen(argc - 1, argv + 1);
-    cli_error("unknown command '%s' (commands: build, render, gen; see kdalloc --help)", cmd);
+    cli_usage_error("unknown command '%s'; commands: build, render, gen", cmd);
     return 2;
 }

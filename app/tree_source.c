@@ -1,10 +1,18 @@
-/* tree_source.c - scene and builder options shared by build and render. */
+/* tree_source.c - scene and builder options shared by build and render.
+ * The limits the options take are the ones tree_source_usage states. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "kdalloc/kdalloc.h"
+#include "progress.h"
 #include "tree_source.h"
+
+#define REPEAT_MAX 1000u
+#define POOL_FACTOR_MIN 1.0
+#define POOL_FACTOR_MAX 100000.0
+#define POOL_MB_MAX (1ull << 24)
+#define WATCHDOG_MAX 3600u
 
 enum {
     OPT_SCENE = 300,
@@ -49,30 +57,58 @@ void tree_source_usage(FILE *f)
     fprintf(f, "  --scene NAME        a built-in scene instead of FILE:");
     for (const char *const *n = scene_generator_names(); *n; n++) fprintf(f, " %s", *n);
     fprintf(f, "\n"
-               "  --triangles N       size of a scalable built-in scene (e.g. spheres)\n"
-               "  --cpu               build (and render) on the CPU\n"
+               "  --triangles N       size of a scalable built-in scene, 1 to %llu (each scene's\n"
+               "                      range and default: kdalloc gen --help)\n"
+               "  --cpu               build (and render) on the CPU; the allocator compiled in is\n"
+               "                      not used there, nor are the options marked GPU\n"
                "  --gpu               require the GPU (default: GPU when one is usable)\n"
-               "  --repeat R          GPU: time R builds after a warm-up (median/min/max)\n"
+               "  --repeat R          GPU: time R builds after a warm-up (median/min/max; 1 to %u,\n"
+               "                      default 1)\n"
                "  --pool auto|fixed   GPU: a pool that grows as the build needs it (default), where the\n"
                "                      allocator can grow; or a fixed pool (--pool-factor, --pool-mb)\n"
-               "  --pool-start F      GPU, --pool auto: start at F x the root triangle array (default 2;\n"
-               "                      32 for allocators that never reuse memory)\n"
-               "  --pool-factor F     GPU: a fixed pool of F x the root triangle array (--pool fixed: 200)\n"
-               "  --pool-mb M         GPU: a fixed pool of M MiB instead\n"
-               "  --watchdog S        GPU: a build without progress for S seconds is stuck (default 10; 0: off)\n");
+               "  --pool-start F      GPU, --pool auto: start at F x the root triangle array (%g to %g;\n"
+               "                      default 2, 32 for allocators that never reuse memory)\n"
+               "  --pool-factor F     GPU: a fixed pool of F x the root triangle array (%g to %g;\n"
+               "                      --pool fixed: 200)\n"
+               "  --pool-mb M         GPU: a fixed pool of M MiB instead (1 to %llu)\n"
+               "  --watchdog S        GPU: a build without progress for S seconds is stuck (0 to %u;\n"
+               "                      default 10; 0: off)\n",
+            (unsigned long long)cli_triangles_max(), REPEAT_MAX, POOL_FACTOR_MIN, POOL_FACTOR_MAX, POOL_FACTOR_MIN,
+            POOL_FACTOR_MAX, (unsigned long long)POOL_MB_MAX, WATCHDOG_MAX);
 }
 
-/* A multiple of the root array: 1 to 100000. */
+/* A multiple of the root array. */
 static int parse_pool_factor(const char *name, const char *arg, double *out)
 {
     float f;
     if (cli_parse_float(name, arg, &f)) return -1;
-    if (!(f >= 1.0f && f <= 100000.0f)) {
-        cli_error("%s: %s is outside 1 to 100000", name, arg);
+    if (!(f >= POOL_FACTOR_MIN && f <= POOL_FACTOR_MAX)) {
+        cli_usage_error("%s takes a number from %g to %g, not '%s'", name, POOL_FACTOR_MIN, POOL_FACTOR_MAX, arg);
         return -1;
     }
     *out = f;
     return 0;
+}
+
+void tree_source_gpu_only(tree_source *ts, const char *opt)
+{
+    size_t len = strlen(ts->gpu_only), n = strlen(opt);
+    for (const char *p = ts->gpu_only; (p = strstr(p, opt)); p += n)
+        if (p[n] == ',' || p[n] == '\0') return; /* said already */
+    snprintf(ts->gpu_only + len, sizeof ts->gpu_only - len, "%s%s", len ? ", " : "", opt);
+}
+
+/* The GPU-only options, noted as given. */
+static int gpu_option(tree_source *ts, int c)
+{
+    static const struct {
+        int c;
+        const char *name;
+    } gpu[] = {{OPT_REPEAT, "--repeat"},         {OPT_POOL, "--pool"},       {OPT_POOL_START, "--pool-start"},
+               {OPT_POOL_FACTOR, "--pool-factor"}, {OPT_POOL_MB, "--pool-mb"}, {OPT_WATCHDOG, "--watchdog"}};
+    for (size_t i = 0; i < sizeof gpu / sizeof gpu[0]; i++)
+        if (gpu[i].c == c) tree_source_gpu_only(ts, gpu[i].name);
+    return 1;
 }
 
 int tree_source_option(tree_source *ts, int c, const char *arg)
@@ -81,36 +117,36 @@ int tree_source_option(tree_source *ts, int c, const char *arg)
     switch (c) {
     case OPT_SCENE: ts->scene.generator = arg; return 1;
     case OPT_TRIANGLES:
-        if (cli_parse_u64("--triangles", arg, 1, UINT32_MAX, &ts->scene.triangles)) return -1;
+        if (cli_parse_u64("--triangles", arg, 1, cli_triangles_max(), &ts->scene.triangles)) return -1;
         return 1;
-    case OPT_CPU: ts->device = DEVICE_CPU; return 1;
-    case OPT_GPU: ts->device = DEVICE_GPU; return 1;
+    case OPT_CPU: ts->cpu_given = 1; ts->device = DEVICE_CPU; return 1;
+    case OPT_GPU: ts->gpu_given = 1; ts->device = DEVICE_GPU; return 1;
     case OPT_REPEAT:
-        if (cli_parse_u64("--repeat", arg, 1, 1000, &v)) return -1;
+        if (cli_parse_u64("--repeat", arg, 1, REPEAT_MAX, &v)) return -1;
         ts->repeat = (uint32_t)v;
-        return 1;
+        return gpu_option(ts, c);
     case OPT_POOL:
         if (strcmp(arg, "auto") && strcmp(arg, "fixed")) {
-            cli_error("--pool: '%s' is neither auto nor fixed", arg);
+            cli_usage_error("--pool takes auto or fixed, not '%s'", arg);
             return -1;
         }
         ts->pool_asked = arg[0];
-        return 1;
+        return gpu_option(ts, c);
     case OPT_POOL_START:
         if (parse_pool_factor("--pool-start", arg, &ts->pool_start)) return -1;
-        return 1;
+        return gpu_option(ts, c);
     case OPT_POOL_FACTOR:
         if (parse_pool_factor("--pool-factor", arg, &ts->pool_factor)) return -1;
         ts->pool_sized = 1;
-        return 1;
+        return gpu_option(ts, c);
     case OPT_POOL_MB:
-        if (cli_parse_u64("--pool-mb", arg, 1, 1u << 24, &ts->pool_mb)) return -1;
+        if (cli_parse_u64("--pool-mb", arg, 1, POOL_MB_MAX, &ts->pool_mb)) return -1;
         ts->pool_sized = 1;
-        return 1;
+        return gpu_option(ts, c);
     case OPT_WATCHDOG:
-        if (cli_parse_u64("--watchdog", arg, 0, 3600, &v)) return -1;
+        if (cli_parse_u64("--watchdog", arg, 0, WATCHDOG_MAX, &v)) return -1;
         ts->watchdog_s = v ? (double)v : -1.0; /* 0: off (under a debugger or sanitizer) */
-        return 1;
+        return gpu_option(ts, c);
     default: return 0;
     }
 }
@@ -119,7 +155,11 @@ static int build_cpu(const scene *s, tree_result *r)
 {
     char err[CLI_ERR];
     r->builder = "CPU, exact SAH (event sweep)";
-    if (kdtree_build_cpu(s, &r->host, &r->stats, err, sizeof err)) {
+    progress p;
+    progress_begin(&p, "tree: building on the CPU", 0);
+    int rc = kdtree_build_cpu(s, &r->host, &r->stats, err, sizeof err);
+    progress_end(&p);
+    if (rc) {
         cli_error("%s", err);
         return -1;
     }
@@ -131,16 +171,29 @@ static int pool_is_fixed(const tree_source *ts) { return ts->pool_asked == 'f' |
 
 int tree_source_check(const tree_source *ts)
 {
+    if (ts->cpu_given && ts->gpu_given) {
+        cli_usage_error("give --cpu or --gpu, not both");
+        return -1;
+    }
     if (ts->pool_asked == 'a' && ts->pool_sized) {
-        cli_error("--pool auto grows the pool: --pool-factor and --pool-mb size a fixed one");
+        cli_usage_error("--pool auto grows the pool: --pool-factor and --pool-mb size a fixed one");
         return -1;
     }
     if (ts->pool_start > 0 && pool_is_fixed(ts)) {
-        cli_error("--pool-start is where --pool auto starts; this pool is fixed (--pool fixed, --pool-factor or "
-                  "--pool-mb)");
+        cli_usage_error("--pool-start is where --pool auto starts; this pool is fixed (--pool fixed, --pool-factor "
+                        "or --pool-mb)");
         return -1;
     }
     return 0;
+}
+
+/* The device line of a CPU build: why the CPU, and what is not used there. */
+static void say_cpu(const tree_source *ts, const char *why)
+{
+    fprintf(stderr, "device: CPU (%s); the CPU build does not use the allocator compiled in (%s)", why,
+            kda_allocator_name());
+    if (ts->gpu_only[0]) fprintf(stderr, "; GPU only, not applied: %s", ts->gpu_only);
+    fputc('\n', stderr);
 }
 
 #if KDA_HAVE_CUDA
@@ -194,7 +247,7 @@ int tree_build(const tree_source *ts, const scene *s, tree_result *r)
 {
     memset(r, 0, sizeof *r);
     if (ts->device == DEVICE_CPU) {
-        fprintf(stderr, "device: CPU (--cpu)\n");
+        say_cpu(ts, "--cpu");
         return build_cpu(s, r);
     }
 #if KDA_HAVE_CUDA
@@ -210,7 +263,9 @@ int tree_build(const tree_source *ts, const scene *s, tree_result *r)
             cli_error("--gpu: %s (use --cpu to build on the CPU)", why);
             return -1;
         }
-        fprintf(stderr, "device: CPU (%s; --gpu requires one)\n", why);
+        char reason[320];
+        snprintf(reason, sizeof reason, "%s; --gpu requires one", why);
+        say_cpu(ts, reason);
         return build_cpu(s, r);
     }
     gpu_device_name(r->device, sizeof r->device);
@@ -221,7 +276,7 @@ int tree_build(const tree_source *ts, const scene *s, tree_result *r)
         cli_error("this kdalloc was built without CUDA: no GPU path (use --cpu, or rebuild with nvcc installed)");
         return -1;
     }
-    fprintf(stderr, "device: CPU (this kdalloc was built without CUDA)\n");
+    say_cpu(ts, "this kdalloc was built without CUDA");
     return build_cpu(s, r);
 #endif
 }
@@ -295,10 +350,7 @@ void tree_result_print_gpu_json(const tree_result *r)
 void tree_result_print_profile(const tree_result *r)
 {
 #if KDA_HAVE_CUDA
-    if (!r->on_gpu) {
-        fprintf(stderr, "profile: only for GPU builds\n");
-        return;
-    }
+    if (!r->on_gpu) return; /* the device line said --profile is GPU only */
     const gpu_build_stats *g = &r->gpu_stats;
     double total = g->cycles_idle + g->cycles_node + g->cycles_chunk;
     if (total <= 0.0) total = 1.0;
@@ -313,7 +365,6 @@ void tree_result_print_profile(const tree_result *r)
             (unsigned long long)g->chunks, (unsigned long long)g->queue_pops, (unsigned long long)g->tasks_shared);
 #else
     (void)r;
-    fprintf(stderr, "profile: only for GPU builds\n");
 #endif
 }
 

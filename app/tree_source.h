@@ -25,6 +25,8 @@ typedef struct tree_source {
     double pool_start;   /* --pool auto: start at this factor (0: the default) */
     uint32_t repeat;     /* timed GPU builds after a warm-up */
     double watchdog_s;   /* a GPU build without progress this long is stuck */
+    int cpu_given, gpu_given;
+    char gpu_only[160];  /* the GPU-only options given, "--repeat, --frames": a CPU build says it ignores them */
 } tree_source;
 
 /* A built tree: on the host (CPU builder) or on the device (GPU builder). */
@@ -50,11 +52,15 @@ void tree_source_usage(FILE *f);
 /* Handles option c: 1 when it was a shared option, 0 when not, -1 on a bad
  * value (the error is printed). */
 int tree_source_option(tree_source *ts, int c, const char *arg);
+/* Notes a command's own GPU-only option (--frames, --profile) as given. */
+void tree_source_gpu_only(tree_source *ts, const char *opt);
 
 /* After the options: whether they agree (else the error is printed, -1). */
 int tree_source_check(const tree_source *ts);
-/* Builds with the chosen device; prints which one it used to stderr.
- * Returns 0, or -1 after printing the error. */
+/* Builds with the chosen device; prints which one it used to stderr (for
+ * the CPU, in the same line, that the allocator compiled in is not used
+ * and which GPU-only options given do not apply).  Returns 0, or -1 after
+ * printing the error. */
 int tree_build(const tree_source *ts, const scene *s, tree_result *r);
 /* Runs kdtree_check on the result; prints the outcome. */
 int tree_result_check(tree_result *r, const scene *s);

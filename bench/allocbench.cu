@@ -43,6 +43,10 @@
 #include "bench_util.cuh"
 #include "survey.h"
 
+#ifndef KDA_VERSION
+#define KDA_VERSION "unknown"
+#endif
+
 #define THREADS 256
 #define RUNS 5
 
@@ -340,9 +344,10 @@ static void test_frag(bench *b)
 }
 #endif
 
-static void usage(void)
+/* The help: on stdout for --help (exit 0), on stderr for a usage error (exit 2). */
+static void usage_to(FILE *f, int status)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: kdalloc-allocbench --test TEST [--pool-bytes N] [--header] [--requesters N] [--size S]\n"
             "                          [--seconds T]\n"
             "  the paper's tests:  ad acd-size acd-pool acd-iters p warps regs frag\n"
@@ -354,9 +359,12 @@ static void usage(void)
             "         of the freed bytes served again (bench/reuse.cu; --size: one block size)\n"
             "  soak: 10^8 random allocations and frees, every block pattern-checked, then the\n"
             "        allocator's state (or capacity) against a fresh pool's (--requesters: threads;\n"
-            "        --seconds: stop sooner, default 600; the row says how many were reached)\n");
-    exit(2);
+            "        --seconds: stop sooner, default 600; the row says how many were reached)\n"
+            "  --help: this help; --version: the version and the allocator compiled in\n");
+    exit(status);
 }
+
+static void usage(void) { usage_to(stderr, 2); }
 
 static int is_survey_test(const char *test)
 {
@@ -381,6 +389,14 @@ int main(int argc, char **argv)
     const char *test = NULL;
     unsigned long long pool_bytes = 0, requesters = 0, size = 0, seconds = 0;
     int header = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each row as it is measured, into a pipe too */
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) usage_to(stdout, 0);
+        if (!strcmp(argv[i], "--version")) {
+            printf("kdalloc-allocbench %s, allocator %s\n", KDA_VERSION, kda_allocator_name());
+            return 0;
+        }
+    }
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--test") && i + 1 < argc) test = argv[++i];
         else if (!strcmp(argv[i], "--pool-bytes") && i + 1 < argc) {

@@ -25,6 +25,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#ifndef KDA_VERSION
+#define KDA_VERSION "unknown"
+#endif
 
 #define BENCH_PROGRAM "kdalloc-binbench"
 #include "cuda_die.cuh"
@@ -165,8 +170,27 @@ typedef void (*bench_kernel)(const bench_params);
 static const bench_kernel kernels[N_MODES] = {bench_as_builder,     bench_planes_checked, bench_no_atomics,
                                               bench_boxes_computed, bench_loads_only,     bench_axes_rolled};
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: kdalloc-binbench\n\n"
+               "Times a big node's BIN chunk of %d references on the GPU, as the builder bins\n"
+               "it and with one part taken away at a time (docs/experiments.md#build-kernel):\n"
+               "cycles a chunk with 1 warp an SM and with 24.  Needs a CUDA GPU.\n\n"
+               "  -h, --help          this help\n"
+               "  --version           print the version\n",
+               CHUNK);
+        return 0;
+    }
+    if (argc == 2 && !strcmp(argv[1], "--version")) {
+        printf("kdalloc-binbench %s\n", KDA_VERSION);
+        return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "kdalloc-binbench: unknown argument '%s' (see kdalloc-binbench --help)\n", argv[1]);
+        return 2;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each row as it is measured, into a pipe too */
     int device = 0, sms = 0;
     CUDA(cudaGetDevice(&device), "no usable CUDA device");
     CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");

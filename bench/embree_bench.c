@@ -17,16 +17,19 @@ static void usage(FILE *f)
                "Builds Embree's BVH over FILE (.obj or .obj.gz; default: the built-in scene)\n"
                "with all cores, times the builds, and casts the primary rays of\n"
                "`kdalloc render` (its default camera) through it.\n\n"
-               "  --scene NAME        a built-in scene instead of FILE (see `kdalloc gen`)\n"
-               "  --triangles N       its size, for the scalable scenes\n"
+               "  --scene NAME        a built-in scene instead of FILE (see `kdalloc gen --help`)\n"
+               "  --triangles N       its size, for the scalable scenes (1 to %llu; each\n"
+               "                      scene's range: `kdalloc gen --help`)\n"
                "  --quality Q         medium (default), high or both\n"
                "  --repeat R          time R builds and R ray casts after a warm-up\n"
-               "                      (median, min, max; default 5)\n"
-               "  --width W           image width in pixels (default 1280)\n"
-               "  --height H          image height in pixels (default 720)\n"
+               "                      (median, min, max; 1 to 1000, default 5)\n"
+               "  --width W           image width in pixels (1 to %u; default 1280)\n"
+               "  --height H          image height in pixels (1 to %u; default 720)\n"
                "  --json              one JSON object per quality on stdout (the other\n"
                "                      lines go to stderr)\n"
-               "  -h, --help          this help\n");
+               "  -h, --help          this help\n"
+               "  --version           print the version and Embree's\n",
+            (unsigned long long)cli_triangles_max(), CAMERA_MAX_SIDE, CAMERA_MAX_SIDE);
 }
 
 typedef struct request {
@@ -38,26 +41,26 @@ typedef struct request {
 
 static int parse_args(int argc, char **argv, request *rq)
 {
-    enum { OPT_SCENE = 300, OPT_TRIS, OPT_QUALITY, OPT_REPEAT, OPT_W, OPT_H, OPT_JSON };
+    enum { OPT_SCENE = 300, OPT_TRIS, OPT_QUALITY, OPT_REPEAT, OPT_W, OPT_H, OPT_JSON, OPT_VERSION };
     static const struct option opts[] = {
         {"scene", required_argument, 0, OPT_SCENE},   {"triangles", required_argument, 0, OPT_TRIS},
         {"quality", required_argument, 0, OPT_QUALITY}, {"repeat", required_argument, 0, OPT_REPEAT},
         {"width", required_argument, 0, OPT_W},       {"height", required_argument, 0, OPT_H},
         {"json", no_argument, 0, OPT_JSON},           {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"version", no_argument, 0, OPT_VERSION},     {0, 0, 0, 0}};
     uint64_t v;
-    opterr = 0; /* the messages below say which option was wrong */
+    opterr = 0; /* cli_option_error and the messages below say which option was wrong */
     for (int c; (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1;) {
         switch (c) {
         case OPT_SCENE: rq->src.generator = optarg; break;
         case OPT_TRIS:
-            if (cli_parse_u64("--triangles", optarg, 1, UINT32_MAX, &rq->src.triangles)) return -1;
+            if (cli_parse_u64("--triangles", optarg, 1, cli_triangles_max(), &rq->src.triangles)) return -1;
             break;
         case OPT_QUALITY:
             rq->medium = !strcmp(optarg, "medium") || !strcmp(optarg, "both");
             rq->high = !strcmp(optarg, "high") || !strcmp(optarg, "both");
             if (!rq->medium && !rq->high) {
-                cli_error("--quality: '%s' is not a quality (medium, high, both)", optarg);
+                cli_usage_error("--quality takes medium, high or both, not '%s'", optarg);
                 return -1;
             }
             break;
@@ -72,8 +75,11 @@ static int parse_args(int argc, char **argv, request *rq)
             break;
         case OPT_JSON: rq->json = 1; break;
         case 'h': usage(stdout); exit(0);
-        case ':': cli_error("%s needs a value (see --help)", argv[optind - 1]); return -1;
-        default: cli_error("unknown option '%s' (see --help)", argv[optind - 1]); return -1;
+        case OPT_VERSION:
+            printf("kdalloc-embree %s, Embree %d.%d.%d\n", KDA_VERSION, RTC_VERSION_MAJOR, RTC_VERSION_MINOR,
+                   RTC_VERSION_PATCH);
+            exit(0);
+        default: return cli_option_error(c, argv, opts);
         }
     }
     return cli_scene_positional(&rq->src, argc, argv, optind);
@@ -168,7 +174,8 @@ static void print_table(const camera *c, const request *rq, const result *r)
 
 int main(int argc, char **argv)
 {
-    cli_program = "kdalloc-embree";
+    cli_program = cli_command = "kdalloc-embree";
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is printed, into a pipe too */
     request rq = {.repeat = 5, .width = 1280, .height = 720};
     if (parse_args(argc, argv, &rq)) return 2;
     if (!rq.medium && !rq.high) rq.medium = 1;

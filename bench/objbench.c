@@ -1,6 +1,6 @@
 /* objbench.c - OBJ parse-speed benchmark.
  *
- *   kdalloc-objbench FILE [FILE...]
+ *   kdalloc-objbench FILE [FILE...]   (--help, --version)
  *
  * For each file (plain or gzip OBJ), one warm-up round and then RUNS timed
  * rounds, each reading the whole text through zlib and then parsing it from
@@ -17,6 +17,10 @@
 #include <string.h>
 #include <time.h>
 #include <zlib.h>
+
+#ifndef KDA_VERSION
+#define KDA_VERSION "unknown"
+#endif
 
 enum { RUNS = 5 };
 
@@ -121,10 +125,30 @@ static int bench_file(const char *path)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each row as it is measured, into a pipe too */
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: kdalloc-objbench FILE.obj[.gz] [FILE...]\n\n"
+               "Times reading (gzip decompression included) and parsing each OBJ file:\n"
+               "one warm-up round, then the median of %d rounds.  Exit status 0, 1 if a\n"
+               "file failed, 2 on a usage error.\n\n"
+               "  -h, --help          this help\n"
+               "  --version           print the version\n",
+               RUNS);
+        return 0;
+    }
+    if (argc == 2 && !strcmp(argv[1], "--version")) {
+        printf("kdalloc-objbench %s\n", KDA_VERSION);
+        return 0;
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: %s FILE.obj[.gz] [FILE...]\n", argv[0]);
+        fprintf(stderr, "kdalloc-objbench: which files? (see kdalloc-objbench --help)\n");
         return 2;
     }
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "kdalloc-objbench: unknown option %s (see kdalloc-objbench --help)\n", argv[i]);
+            return 2;
+        }
     printf("%d timed runs after 1 warm-up; medians; MB = 10^6 bytes of OBJ text\n", RUNS);
     printf("%-26s %9s %10s %10s %9s %9s %9s %9s\n", "file", "text MB", "vertices",
            "triangles", "read ms", "read MB/s", "parse ms", "parse MB/s");

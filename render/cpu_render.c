@@ -75,6 +75,7 @@ int render_cpu(const kdtree *t, const scene *s, const render_options *opt, image
     if (image_alloc(out, opt->cam.width, opt->cam.height, opt->mode != SHADE_DIFFUSE, err, errlen)) return -1;
     camera_basis basis;
     camera_make_basis(&opt->cam, s->lo, s->hi, &basis);
+    if (opt->light_set) memcpy(basis.light, opt->light, sizeof basis.light);
     trace_scene ts = make_trace_scene(t, s);
     int n = cpu_threads();
     render_job jobs[256];
@@ -109,7 +110,7 @@ typedef struct validate_job {
     const trace_scene *ts;
     const scene *s;
     const camera_basis *basis;
-    uint64_t n_rays;
+    uint64_t n_rays, first, count;
     validation result;
     int worker, n_workers;
 } validate_job;
@@ -118,8 +119,8 @@ static void *validate_rays(void *p)
 {
     validate_job *job = p;
     const camera_basis *b = job->basis;
-    uint64_t total = job->n_rays ? job->n_rays : (uint64_t)b->width * b->height;
-    for (uint64_t i = (uint64_t)job->worker; i < total; i += (uint64_t)job->n_workers) {
+    for (uint64_t k = (uint64_t)job->worker; k < job->count; k += (uint64_t)job->n_workers) {
+        uint64_t i = job->first + k;
         uint64_t px = validation_pixel(i, job->n_rays, b->width, b->height);
         ray r = camera_ray(b, (uint32_t)(px % b->width), (uint32_t)(px / b->width));
         ray_hit tree = trace_scene_ray(job->ts, &r);
@@ -129,8 +130,8 @@ static void *validate_rays(void *p)
     return NULL;
 }
 
-int validate_camera_rays_cpu(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
-                             validation *v, char *err, size_t errlen)
+int validate_camera_rays_cpu_part(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
+                                  uint64_t first, uint64_t count, validation *v, char *err, size_t errlen)
 {
     if (camera_check(c, err, errlen)) return -1;
     camera_basis basis;
@@ -138,9 +139,8 @@ int validate_camera_rays_cpu(const kdtree *t, const scene *s, const camera *c, u
     trace_scene ts = make_trace_scene(t, s);
     int n = cpu_threads();
     validate_job jobs[256];
-    for (int i = 0; i < n; i++) jobs[i] = (validate_job){&ts, s, &basis, n_rays, {0}, i, n};
+    for (int i = 0; i < n; i++) jobs[i] = (validate_job){&ts, s, &basis, n_rays, first, count, {0}, i, n};
     run_parallel(validate_rays, jobs, sizeof jobs[0], n);
-    memset(v, 0, sizeof *v);
     for (int i = 0; i < n; i++) {
         const validation *r = &jobs[i].result;
         if (r->mismatches && !v->mismatches) memcpy(v->first, r->first, sizeof v->first);
@@ -149,4 +149,12 @@ int validate_camera_rays_cpu(const kdtree *t, const scene *s, const camera *c, u
         v->mismatches += r->mismatches;
     }
     return 0;
+}
+
+int validate_camera_rays_cpu(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
+                             validation *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    return validate_camera_rays_cpu_part(t, s, c, n_rays, 0, n_rays ? n_rays : (uint64_t)c->width * c->height, v,
+                                         err, errlen);
 }

@@ -58,6 +58,7 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     if (camera_check(&opt->cam, err, errlen)) return -1;
     if (image_alloc(out, opt->cam.width, opt->cam.height, heat, err, errlen)) return -1;
     camera_make_basis(&opt->cam, s->lo, s->hi, &basis);
+    if (opt->light_set) memcpy(basis.light, opt->light, sizeof basis.light);
     ms = (float *)malloc(frames * sizeof *ms);
     if (!ms) {
         snprintf(err, errlen, "out of host memory");
@@ -125,15 +126,15 @@ __global__ void validate_kernel(trace_scene ts, camera_basis b, uint32_t n_trian
     out[i].brute_tri = brute.tri;
 }
 
-extern "C" int validate_camera_rays_gpu(const gpu_tree *t, const gpu_scene *s, const camera *c, uint64_t n_rays,
-                                        validation *v, char *err, size_t errlen)
+extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene *s, const camera *c,
+                                             uint64_t n_rays, uint64_t part_first, uint64_t part_count, validation *v,
+                                             char *err, size_t errlen)
 {
     enum { BATCH = 1 << 18 }; /* rays per launch: keeps each launch short */
     ray_pair *d = NULL, *h = NULL;
     camera_basis basis;
     trace_scene ts = make_trace_scene(t, s);
-    uint64_t total = n_rays ? n_rays : (uint64_t)c->width * c->height;
-    memset(v, 0, sizeof *v);
+    uint64_t total = part_first + part_count;
     if (camera_check(c, err, errlen)) return -1;
     camera_make_basis(c, s->lo, s->hi, &basis);
     h = (ray_pair *)malloc(BATCH * sizeof *h);
@@ -142,7 +143,7 @@ extern "C" int validate_camera_rays_gpu(const gpu_tree *t, const gpu_scene *s, c
         return -1;
     }
     CHECK(cudaMalloc(&d, BATCH * sizeof *d), "allocating validation buffers on the GPU");
-    for (uint64_t first = 0; first < total; first += BATCH) {
+    for (uint64_t first = part_first; first < total; first += BATCH) {
         uint64_t count = total - first < BATCH ? total - first : BATCH;
         validate_kernel<<<(unsigned)((count + 127) / 128), 128>>>(ts, basis, s->n_triangles, first, count, n_rays, d);
         CHECK(cudaGetLastError(), "launching the validation kernel");
@@ -157,4 +158,12 @@ fail:
     cudaFree(d);
     free(h);
     return -1;
+}
+
+extern "C" int validate_camera_rays_gpu(const gpu_tree *t, const gpu_scene *s, const camera *c, uint64_t n_rays,
+                                        validation *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    return validate_camera_rays_gpu_part(t, s, c, n_rays, 0, n_rays ? n_rays : (uint64_t)c->width * c->height, v,
+                                         err, errlen);
 }

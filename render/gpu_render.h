@@ -27,6 +27,9 @@ int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt,
  * device, the comparison on the host. */
 int validate_camera_rays_gpu(const gpu_tree *t, const gpu_scene *s, const camera *c, uint64_t n_rays,
                              validation *v, char *err, size_t errlen);
+/* Rays [first, first + count) of those, added to v (validate_camera_rays_cpu_part). */
+int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene *s, const camera *c, uint64_t n_rays,
+                                  uint64_t first, uint64_t count, validation *v, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -71,7 +71,9 @@ typedef enum shade_mode {
 typedef struct render_options {
     camera cam;
     shade_mode mode;
-    int shadows; /* one shadow ray per hit toward a light above the scene */
+    int shadows;    /* one shadow ray per hit toward the light */
+    int light_set;  /* the light is at `light`; else camera_make_basis's, above the scene */
+    float light[3];
 } render_options;
 
 /* An RGB8 image plus, for the heat-map modes, the per-pixel counts. */
@@ -112,10 +114,22 @@ typedef struct validation {
 /* Picks `n_rays` camera rays (every pixel when 0) and checks them on the CPU. */
 int validate_camera_rays_cpu(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
                              validation *v, char *err, size_t errlen);
+/* Checks rays [first, first + count) of those, adding to v: parts that
+ * cover the sample give what one call for all of it gives. */
+int validate_camera_rays_cpu_part(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
+                                  uint64_t first, uint64_t count, validation *v, char *err, size_t errlen);
 
 /* Records one comparison into v. */
 void validation_record(validation *v, uint64_t ray_index, uint32_t tree_tri, float tree_t, uint32_t brute_tri,
                        float brute_t);
+
+/* The default light of a scene: above it (camera_make_basis's) when it is
+ * open; inside it, where the light sees the most, when it is a closed
+ * shell such as a room (the test of camera_choose_view), as the light
+ * above would reach only its outside.  Returns 1 and sets light[3] for a
+ * closed scene, 0 (light untouched) for an open one. */
+int light_choose(const kdtree *t, const scene *s, float light[3]);
+int light_choose_with(view_tracer trace, void *ctx, const scene *s, float light[3]);
 
 #ifdef __cplusplus
 }

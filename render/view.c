@@ -1,4 +1,5 @@
-/* view.c - the default camera: a view that shows the scene's structure.
+/* view.c - the default camera and light: a view that shows the scene's
+ * structure, and a light that reaches what the view sees.
  *
  * The framed outside view (camera_frame) shows a closed scene such as a
  * room only as the outside of a box.  A grid of rays through the tree
@@ -9,6 +10,14 @@
  * the floor's axes, is scored, and the most structure wins (the first of
  * equal ones, so the choice is deterministic).  Otherwise the framed view
  * stays, as it always was.
+ *
+ * The same test decides the light: above an open scene (camera_make_basis
+ * places it), inside a shell, whose walls and ceiling would shadow all of
+ * it from a light above.  Inside, the light goes to the point of a grid
+ * over the upper part of the box whose rays in every direction hit the
+ * most distinct triangles: a point in open space sees much, one inside a
+ * solid part (a pillar, a wall, above a ceiling) sees little.  The first
+ * of equal points wins, so this choice is deterministic too.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -134,16 +143,22 @@ const char *camera_choose_view(const kdtree *t, const scene *s, camera *c)
     return camera_choose_view_with(trace_kdtree, &ts, s, c);
 }
 
+/* Whether the scene is a closed shell, judged by the framed view `c`:
+ * its rays see few distinct triangles but many hits (not nothing), and
+ * the shell has volume for views and lights inside. */
+static int is_shell(view_tracer trace, void *ctx, const scene *s, const camera *c, view_score *score)
+{
+    camera_view_score_with(trace, ctx, s, c, score);
+    int has_volume = s->hi[0] > s->lo[0] && s->hi[1] > s->lo[1] && s->hi[2] > s->lo[2];
+    return 2 * score->structure < score->hits && has_volume;
+}
+
 const char *camera_choose_view_with(view_tracer trace, void *ctx, const scene *s, camera *c)
 {
     camera best = *c, cand = *c;
     const char *name = candidate(s, 0, &best);
     view_score score;
-    camera_view_score_with(trace, ctx, s, &best, &score);
-    /* Not a shell: the rays see many distinct triangles, or nothing.  A
-     * shell needs volume for the inside views. */
-    int has_volume = s->hi[0] > s->lo[0] && s->hi[1] > s->lo[1] && s->hi[2] > s->lo[2];
-    if (2 * score.structure >= score.hits || !has_volume) {
+    if (!is_shell(trace, ctx, s, &best, &score)) {
         *c = best;
         return name;
     }
@@ -159,4 +174,57 @@ const char *camera_choose_view_with(view_tracer trace, void *ctx, const scene *s
     }
     *c = best;
     return name;
+}
+
+/* Rays a candidate light casts (directions spread evenly over the sphere),
+ * and the grid of candidates: 3 x 3 over the floor's axes, at 3 heights. */
+#define LIGHT_RAYS 1024
+#define LIGHT_GRID 3
+static const double light_across[LIGHT_GRID] = {0.25, 0.5, 0.75};
+static const double light_heights[LIGHT_GRID] = {0.9, 0.75, 0.6};
+
+/* Distinct triangles the rays from p hit. */
+static uint32_t light_sees(view_tracer trace, void *ctx, const float p[3])
+{
+    uint32_t seen[LIGHT_RAYS];
+    uint32_t n = 0;
+    const double golden = PI_D * (3.0 - sqrt(5.0));
+    for (int i = 0; i < LIGHT_RAYS; i++) {
+        double y = 1.0 - 2.0 * (i + 0.5) / LIGHT_RAYS, r = sqrt(1.0 - y * y);
+        float d[3] = {(float)(r * cos(golden * i)), (float)y, (float)(r * sin(golden * i))}, t;
+        uint32_t tri = trace(ctx, p, d, &t);
+        if (tri != RAY_NO_HIT) seen[n++] = tri;
+    }
+    qsort(seen, n, sizeof *seen, compare_u32);
+    uint32_t distinct = 0;
+    for (uint32_t i = 0; i < n; i++) distinct += i == 0 || seen[i] != seen[i - 1];
+    return distinct;
+}
+
+int light_choose(const kdtree *t, const scene *s, float light[3])
+{
+    trace_scene ts = kdtree_trace_scene(t, s);
+    return light_choose_with(trace_kdtree, &ts, s, light);
+}
+
+int light_choose_with(view_tracer trace, void *ctx, const scene *s, float light[3])
+{
+    camera framed = {{0, 0, 0}, {0, 0, 0}, {0, 1, 0}, 50.0f, VIEW_SAMPLE_W, VIEW_SAMPLE_H};
+    view_score score;
+    candidate(s, 0, &framed);
+    if (!is_shell(trace, ctx, s, &framed, &score)) return 0;
+    uint32_t best = 0;
+    for (int h = 0; h < LIGHT_GRID; h++)
+        for (int i = 0; i < LIGHT_GRID; i++)
+            for (int k = 0; k < LIGHT_GRID; k++) {
+                const double at[3] = {light_across[i], light_heights[h], light_across[k]};
+                float p[3];
+                for (int a = 0; a < 3; a++) p[a] = (float)(s->lo[a] + at[a] * ((double)s->hi[a] - s->lo[a]));
+                uint32_t sees = light_sees(trace, ctx, p);
+                if (sees > best || (h == 0 && i == 0 && k == 0)) {
+                    best = sees;
+                    memcpy(light, p, sizeof p);
+                }
+            }
+    return 1;
 }

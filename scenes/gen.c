@@ -104,7 +104,7 @@ static const generator GENERATORS[GEN_COUNT] = {
     [GEN_ATRIUM] = {build_atrium,
                     "arcaded courtyard with fountain, galleries and clutter, "
                     "40 x 15 x 20 units, " STRINGIFY_VALUE(ATRIUM_TRIANGLES)
-                    " triangles of very uneven density (size ignored)",
+                    " triangles of very uneven density (fixed size)",
                     0, 0, 0},
     [GEN_SPHERES] = {build_spheres,
                      "clustered spheres, ellipsoids and tori of log-uniform sizes "
@@ -132,8 +132,8 @@ static const generator GENERATORS[GEN_COUNT] = {
                     "(default 10000, 1.." STRINGIFY_VALUE(LIMIT_TRIANGLES) ")",
                     10000, 1, LIMIT_TRIANGLES},
     [GEN_COINCIDENT] = {build_coincident,
-                        "n copies of one triangle (own vertices each) among 248 triangles of ground "
-                        "and boxes (default 10000, 1.." STRINGIFY_VALUE(LIMIT_TRIANGLES) ")",
+                        "n + 248 triangles: n copies of one triangle (own vertices each) among 248 "
+                        "of ground and boxes (default 10000, 1.." STRINGIFY_VALUE(LIMIT_TRIANGLES) ")",
                         10000, 1, LIMIT_TRIANGLES},
 };
 
@@ -154,6 +154,17 @@ const char *scene_generator_help(const char *name)
 {
     int k = find_generator(name);
     return k < 0 ? NULL : GENERATORS[k].help;
+}
+
+int scene_generator_sizes(const char *name, uint64_t *default_size, uint64_t *min_size, uint64_t *max_size)
+{
+    int k = find_generator(name);
+    if (k < 0 || !GENERATORS[k].max_size)
+        return -1;
+    *default_size = GENERATORS[k].default_size;
+    *min_size = GENERATORS[k].min_size;
+    *max_size = GENERATORS[k].max_size;
+    return 0;
 }
 
 /* Writes "unknown scene 'x'; valid: a, b, c" into err. */

@@ -57,6 +57,11 @@ const char *const *scene_generator_names(void);
 /* One-line description of a generator, or NULL for an unknown name. */
 const char *scene_generator_help(const char *name);
 
+/* The sizes a scalable generator takes: its default, least and most
+ * triangle counts, and 0.  -1 for a fixed-size generator or an unknown
+ * name (nothing written then). */
+int scene_generator_sizes(const char *name, uint64_t *default_size, uint64_t *min_size, uint64_t *max_size);
+
 /* Writes the scene as OBJ text (`v` and `f` lines), whole or not at all
  * (io/outfile.h): on error, "PATH: cannot write OBJ: REASON", and no
  * partial file is left. */

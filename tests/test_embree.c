@@ -192,10 +192,10 @@ Test(embree, missing_file_is_a_clear_error)
 
 Test(embree, bad_options_are_clear_errors)
 {
-    static const char *const cases[][2] = {{"--quality best", "--quality: 'best'"},
-                                           {"--repeat 0", "--repeat: '0'"},
+    static const char *const cases[][2] = {{"--quality best", "--quality takes medium, high or both, not 'best'"},
+                                           {"--repeat 0", "--repeat takes a whole number from 1 to 1000, not '0'"},
                                            {"--width", "--width needs a value"},
-                                           {"--frobnicate", "unknown option '--frobnicate'"},
+                                           {"--frobnicate", "unknown option --frobnicate"},
                                            {"--scene nonesuch", "nonesuch"},
                                            {"a.obj b.obj", "unexpected argument 'b.obj'"},
                                            {"--scene spheres a.obj", "not both"},

@@ -64,7 +64,7 @@ Test(camera, render_refuses_a_bad_camera)
 {
     scene s = real_scene("teapot");
     kdtree t = build_tree(&s);
-    render_options opt = {GOOD_CAMERA, SHADE_DIFFUSE, 0};
+    render_options opt = {GOOD_CAMERA, SHADE_DIFFUSE, 0, 0, {0, 0, 0}};
     opt.cam.fov_deg = 0.0f;
     image img;
     validation v;
