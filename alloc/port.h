@@ -15,10 +15,6 @@
  *                        atom.acquire.gpu; later accesses are not
  *                        performed before it): a taking atomic that needs
  *                        no fence after it
- *   kda_or32_release     fetch-and-or with release semantics (device:
- *                        atom.release.gpu; earlier accesses are performed
- *                        before it): a handing-over atomic that needs no
- *                        fence before it
  *   kda_ffs32            1 + the index of the lowest set bit, 0 for none
  *   kda_pause            a short wait in a spin loop
  *   kda_sm_id            the multiprocessor this thread runs on; on the
@@ -75,12 +71,6 @@ KDA_FN uint32_t kda_and32_acquire(uint32_t *p, uint32_t v)
 {
     uint32_t old;
     asm volatile("atom.acquire.gpu.and.b32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-    return old;
-}
-KDA_FN uint32_t kda_or32_release(uint32_t *p, uint32_t v)
-{
-    uint32_t old;
-    asm volatile("atom.release.gpu.or.b32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
     return old;
 }
 KDA_FN uint64_t kda_cas64_acquire(uint64_t *p, uint64_t expected, uint64_t desired)
@@ -167,7 +157,6 @@ KDA_FN uint64_t kda_and64(uint64_t *p, uint64_t v) { return __atomic_fetch_and(p
 KDA_FN uint64_t kda_or64(uint64_t *p, uint64_t v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 KDA_FN uint64_t kda_or64_acquire(uint64_t *p, uint64_t v) { return kda_or64(p, v); }
 KDA_FN uint32_t kda_and32_acquire(uint32_t *p, uint32_t v) { return kda_and32(p, v); }
-KDA_FN uint32_t kda_or32_release(uint32_t *p, uint32_t v) { return kda_or32(p, v); }
 KDA_FN uint64_t kda_cas64_acquire(uint64_t *p, uint64_t expected, uint64_t desired)
 {
     return kda_cas64(p, expected, desired);

@@ -76,20 +76,19 @@
  *   - a block served in a first life: the installer writes status, a
  *     fence, then the slot (release); the request computes the block's
  *     address from its add's result.  The block served again: the free's
- *     count add, then its freed bit by a releasing atomicOr (release of
- *     its accesses to the block, and of the count); the installer swaps
- *     the freed word to 0 by an acquiring atomicAnd and ors the bits into
- *     avail by a releasing one; the claimer's atomicAnd that takes the
- *     avail bit is an acquire (a bit may come from a later install than
- *     the slot value the request read, so the acquire is on the And, not
- *     on the slot's add).  A retirer reads the freed words, then fences.
- *     The chain runs through the bits, never through the count: a count
- *     seen early only makes a closer queue a chunk, or an installer or a
- *     retirer wait for the bits.
- *   - bit before count taken back (installer): the subtraction is the sum
- *     of the bits its swaps returned (a value dependency; the PTX model
- *     does not order by it, the hardware does: no atomic issues before its
- *     value is known).
+ *     fence (release of its accesses), its count add, its freed bit; the
+ *     installer swaps the freed word to 0, ors the bits into avail, a
+ *     fence, the slot (release); the claimer's atomicAnd that takes the
+ *     avail bit is an acquire (atom.acquire: a bit may come from a later
+ *     install than the slot value the request read, so the acquire is on
+ *     the And, not on the slot's add).
+ *   - count before bit (free) and bit before count taken back (installer):
+ *     the free's bit address is computed from its add's result (the class),
+ *     the installer's subtraction from the bits its swaps returned.  The
+ *     PTX model does not order accesses by such dependencies; the hardware
+ *     does (no access issues before its address or value is known, and
+ *     atomics are performed at L2 in issue order).  A fence between them
+ *     would hold in the model too, at a fence on every free.
  *   - taking a chunk (atomicOr on taken, CAS for a run) and then writing
  *     its status or run: the taking atomic is an acquire, so the writes
  *     land after the last owner's: a retirer writes status 0, a fence,
@@ -110,8 +109,7 @@
  *   - the hint, queued[k] and the plain loads of bitmap words only steer
  *     the searches: the atomic on the word decides.
  * Fast paths: malloc in a first life, one atomicAdd; after it, the add and
- * an acquiring atomicAnd.  free: an atomicAdd and a releasing atomicOr (no
- * fence).
+ * an acquiring atomicAnd.  free: a fence, an atomicAdd and an atomicOr.
  *
  * Limits: a chunk keeps its class while any of its blocks is live (memory
  * freed around live blocks serves that class only); 4 blocks at least a
@@ -351,10 +349,9 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
         for (uint32_t w = 0; w < words; w++) {
             /* a word read empty is left alone: a bit landing after the read
              * stays counted, for the chunk's next install */
-            /* acquire: the frees whose bits these are; release: to the claimers */
-            uint32_t x = kda_load32(&freed[w]) ? kda_and32_acquire(&freed[w], 0u) : 0u;
+            uint32_t x = kda_load32(&freed[w]) ? kda_and32(&freed[w], 0u) : 0u;
             if (x) {
-                kda_or32_release(&avail[w], x);
+                kda_or32(&avail[w], x);
                 moved += sb_popc(x);
             }
         }
@@ -601,9 +598,9 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     if (!ptr) return;
     uint64_t offset = (uint64_t)((unsigned char *)ptr - h->base);
     uint32_t c = (uint32_t)(offset >> h->state.chunk_shift);
+    kda_fence(); /* our stores to the block land before it can be served again */
     /* The count first (see the invariants); what it held names the class.
-     * A run's count is written over by its free (whose fence releases the
-     * run's accesses). */
+     * A run's count is written over by its free. */
     uint32_t old = kda_add32(&h->state.status[c], 1), class1 = sb_class1(old);
     if (class1 == SB_RUN_MARK) {
         sb_free_run(h, c);
@@ -611,8 +608,7 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     }
     uint32_t k = class1 - 1, b = sb_div_block((uint32_t)offset & (h->state.chunk_bytes - 1), k);
     SB_SEAM(SB_SEAM_COUNTED, h, c, b);
-    /* release: our accesses to the block, and the count, before the bit */
-    kda_or32_release(&sb_freed(h, c)[b / 32], 1u << (b % 32));
+    kda_or32(&sb_freed(h, c)[b / 32], 1u << (b % 32));
     uint32_t count = (old & SB_COUNT_MASK) + 1;
     if (count == sb_blocks(h, k)) sb_retire(h, c, k);
     else if (sb_state(old) == SB_CLOSED && count == sb_threshold(h, k) &&
