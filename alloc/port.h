@@ -26,6 +26,13 @@
  *                        only); on the host, kda_warp_slot's number
  *   kda_lane_id          the lane in the warp (0 on the host)
  *   kda_warp_sums        (device) a prefix sum over the calling lanes
+ *   kda_active_lanes     the lanes of the warp active here (1 on the host)
+ *   kda_group_in         the lanes among `lanes` (active, converged) that
+ *                        pass the same key: a group; with
+ *                        kda_group_leader, _bcast32, _or and _sync a
+ *                        group does one atomic for its lanes.  On the
+ *                        host a thread is a group of one (lane 0), so the
+ *                        same text runs there
  *   kda_sys_malloc/free  the system's allocator: CUDA's device malloc on the
  *                        GPU, the C library's on the host (the allocators
  *                        that delegate to it as published: Halloc, FDGMalloc)
@@ -107,6 +114,12 @@ KDA_FN uint32_t kda_warp_on_sm(void)
     return id;
 }
 KDA_FN uint32_t kda_lane_id(void) { return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u; }
+KDA_FN uint32_t kda_active_lanes(void) { return __activemask(); }
+KDA_FN uint32_t kda_group_in(uint32_t lanes, uint32_t key) { return __match_any_sync(lanes, key); }
+KDA_FN uint32_t kda_group_leader(uint32_t lanes) { return (uint32_t)__ffs(lanes) - 1; }
+KDA_FN uint32_t kda_group_bcast32(uint32_t lanes, uint32_t v, uint32_t src) { return __shfl_sync(lanes, v, (int)src); }
+KDA_FN uint32_t kda_group_or(uint32_t lanes, uint32_t v) { return __reduce_or_sync(lanes, v); }
+KDA_FN void kda_group_sync(uint32_t lanes) { __syncwarp(lanes); }
 KDA_FN void *kda_sys_malloc(uint64_t size) { return malloc(size); }
 KDA_FN void kda_sys_free(void *p) { free(p); }
 /* Over the lanes in `lanes` (all calling): the sum of `v` of the lower
@@ -173,6 +186,12 @@ KDA_FN uint32_t kda_sm_id(void) { return kda_host_sm; }
 KDA_FN uint32_t kda_warp_slot(void) { return kda_host_warp; }
 KDA_FN uint32_t kda_warp_on_sm(void) { return kda_host_warp; }
 KDA_FN uint32_t kda_lane_id(void) { return 0; }
+KDA_FN uint32_t kda_active_lanes(void) { return 1u; }
+KDA_FN uint32_t kda_group_in(uint32_t lanes, uint32_t key) { return (void)key, lanes; }
+KDA_FN uint32_t kda_group_leader(uint32_t lanes) { return (void)lanes, 0u; }
+KDA_FN uint32_t kda_group_bcast32(uint32_t lanes, uint32_t v, uint32_t src) { return (void)lanes, (void)src, v; }
+KDA_FN uint32_t kda_group_or(uint32_t lanes, uint32_t v) { return (void)lanes, v; }
+KDA_FN void kda_group_sync(uint32_t lanes) { (void)lanes; }
 /* The C library's malloc and free, behind a call (host_pool.c). */
 void *kda_sys_malloc(uint64_t size);
 void kda_sys_free(void *p);

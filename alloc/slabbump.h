@@ -42,6 +42,10 @@
  * take runs of whole chunks from the top of the pool: one CAS where the run
  * fits in a word of the taken set, else under a lock.
  *
+ * Lanes of a warp that free blocks of one chunk at once count them with
+ * one add (the group's leader's) and set the bits of one word with one
+ * atomicOr; a lone lane, and every host thread, skips the group's steps.
+ *
  * free(p): the chunk's freed count + 1, then p's bit in freed.  A closed
  * chunk whose count reaches a quarter of its blocks is queued for reuse, by
  * the request that made it so (or by its closer, if it had already); one
@@ -83,7 +87,8 @@
  *     install than the slot value the request read, so the acquire is on
  *     the And, not on the slot's add).
  *   - count before bit (free) and bit before count taken back (installer):
- *     the free's bit address is computed from its add's result (the class),
+ *     the free's bit address is computed from its add's result (the class,
+ *     passed from the group's leader by a shuffle),
  *     the installer's subtraction from the bits its swaps returned.  The
  *     PTX model does not order accesses by such dependencies; the hardware
  *     does (no access issues before its address or value is known, and
@@ -599,19 +604,34 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     uint64_t offset = (uint64_t)((unsigned char *)ptr - h->base);
     uint32_t c = (uint32_t)(offset >> h->state.chunk_shift);
     kda_fence(); /* our stores to the block land before it can be served again */
-    /* The count first (see the invariants); what it held names the class.
-     * A run's count is written over by its free. */
-    uint32_t old = kda_add32(&h->state.status[c], 1), class1 = sb_class1(old);
+    /* The lanes freeing blocks of one chunk now count them with one add,
+     * and the bits of one word with one OR.  The count first (see the
+     * invariants); what it held names the class.  A run's count is written
+     * over by its free (a run is one block: its group is one lane). */
+    uint32_t active = kda_active_lanes(), alone = !(active & (active - 1));
+    uint32_t mates = alone ? active : kda_group_in(active, c), lead = kda_group_leader(mates), m = sb_popc(mates);
+    alone = m == 1;
+    uint32_t old = 0;
+    if (kda_lane_id() == lead) old = kda_add32(&h->state.status[c], m);
+    if (!alone) old = kda_group_bcast32(mates, old, lead);
+    uint32_t class1 = sb_class1(old);
     if (class1 == SB_RUN_MARK) {
         sb_free_run(h, c);
         return;
     }
     uint32_t k = class1 - 1, b = sb_div_block((uint32_t)offset & (h->state.chunk_bytes - 1), k);
     SB_SEAM(SB_SEAM_COUNTED, h, c, b);
-    kda_or32(&sb_freed(h, c)[b / 32], 1u << (b % 32));
-    uint32_t count = (old & SB_COUNT_MASK) + 1;
+    if (alone) {
+        kda_or32(&sb_freed(h, c)[b / 32], 1u << (b % 32));
+    } else {
+        uint32_t word_mates = kda_group_in(mates, b / 32), bits = kda_group_or(word_mates, 1u << (b % 32));
+        if (kda_lane_id() == kda_group_leader(word_mates)) kda_or32(&sb_freed(h, c)[b / 32], bits);
+        kda_group_sync(mates); /* every bit of the group set before its leader acts on the count */
+        if (kda_lane_id() != lead) return;
+    }
+    uint32_t before = old & SB_COUNT_MASK, count = before + m, thr = sb_threshold(h, k);
     if (count == sb_blocks(h, k)) sb_retire(h, c, k);
-    else if (sb_state(old) == SB_CLOSED && count == sb_threshold(h, k) &&
+    else if (sb_state(old) == SB_CLOSED && before < thr && count >= thr &&
              sb_moved(sb_move(h, c, k, SB_CLOSED, SB_QUEUED), k, SB_CLOSED))
         sb_queue(h, c, k);
 }
