@@ -1,4 +1,6 @@
-/* obj.c - Wavefront OBJ loader: scene_load and scene_parse_obj.
+/* obj.c - Wavefront OBJ statements: scene_parse_obj (scene.h), the parser
+ * of OBJ text held in memory.  Reading files and gzip is obj_read.c's; the
+ * numbers are obj_number.c's; the lexical classes are obj_lex.h's.
  *
  * Statements read (one per line; the keyword is the line's first token):
  *   v x y z [w]     a vertex.  Every v line is kept, in file order.  w is
@@ -15,49 +17,36 @@
  * nothing a triangle mesh of positions needs.  (So a misspelt keyword is
  * skipped silently too; "#" starts a comment only as a line's first token.)
  *
- * Lexical rules: tokens are separated by spaces, tabs, CR, VT and FF, so CRLF
- * files read like LF ones; blank lines, leading and trailing blanks and a
+ * Lexical rules: tokens are separated by blanks (obj_lex.h), so CRLF files
+ * read like LF ones; blank lines, leading and trailing blanks and a
  * missing final newline are fine; a backslash ending a line (before LF or
  * CRLF) joins it to the next, comments included; a UTF-8 byte-order mark at
- * the start is skipped.  Numbers are decimal, [+-]digits[.digits][(e|E)[+-]
- * digits] with at least one mantissa digit; "nan", "inf" (non-finite),
- * hexadecimal floats (malformed) and values beyond the float range (about
- * 3.4e38) are errors, while underflow rounds to a subnormal or zero as
- * strtof does.  Indices are 1-based; a negative one
+ * the start is skipped.  Numbers are decimal (obj_number.h); "nan", "inf"
+ * (non-finite), hexadecimal floats (malformed) and values beyond the float
+ * range (about 3.4e38) are errors.  Indices are 1-based; a negative one
  * counts back from the elements of its kind read so far (-1 = the latest); a
  * positive one may point forward but must not exceed the number of elements
  * of its kind in the whole file.
  *
  * Errors read "FILE:LINE: what", LINE being the 1-based line of the offending
- * token.  Errors about the whole file have no line: "FILE: no triangles" (a
+ * token.  Errors about the whole text have no line: "FILE: no triangles" (a
  * file with no faces is an error), "FILE: the file is empty", "FILE: does
  * not look like an OBJ file: it starts like a PNG image" (or holds a NUL
- * byte: obj_sniff.c), "FILE: cannot open: ...", "FILE: cannot read: ..." and
- * "FILE: truncated or corrupt gzip data[: zlib's reason]".
- * On error the scene is left zeroed.
+ * byte: obj_sniff.c).  On error the scene is left zeroed.
  *
  * Invariants of a loaded scene: n_triangles >= 1; every index < n_vertices;
  * every coordinate finite; both counts <= UINT32_MAX; degenerate triangles
  * are kept; bounds and n_degenerate come from scene_update_bounds.
- *
- * Floats equal strtof's exactly.  A mantissa of at most 2^53 with a decimal
- * exponent in [-22, 22] is converted with one correctly rounded double
- * multiplication or division (both operands exact), then rounded to float;
- * that double rounding can only differ from direct rounding when the double
- * lands exactly on a midpoint between two floats, and that case, like every
- * longer or wider number, goes to strtof (which assumes the C locale).
  */
 #include "scene.h"
+#include "obj_lex.h"
+#include "obj_number.h"
 #include "obj_sniff.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 /* ------------------------------------------------------------------------
  * Parser state
@@ -161,28 +150,11 @@ static int push_triangle(obj_parser *ps, uint32_t a, uint32_t b, uint32_t c)
  * Lexing
  * ------------------------------------------------------------------------ */
 
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-/* True where a number or face corner may end: a blank, the end of the line or
- * text, or a backslash (which skip_blanks treats as a continuation). */
-static int at_token_end(const char *p, const char *end)
-{
-    return p == end || is_blank(*p) || *p == '\n' || *p == '\\';
-}
-
 /* Length of the token at p, for quoting it in a message (at most 40). */
 static int token_len(const char *p, const char *end)
 {
     int n = 0;
-    while (p + n < end && n < 40 && !is_blank(p[n]) && p[n] != '\n') n++;
+    while (p + n < end && n < 40 && !obj_is_blank(p[n]) && p[n] != '\n') n++;
     return n;
 }
 
@@ -191,7 +163,7 @@ static int token_len(const char *p, const char *end)
 static const char *skip_blanks(obj_parser *ps, const char *p, const char *end)
 {
     for (;;) {
-        while (p < end && is_blank(*p)) p++;
+        while (p < end && obj_is_blank(*p)) p++;
         if (p == end || *p != '\\') return p;
         const char *q = p + 1;
         if (q < end && *q == '\r') q++;
@@ -218,127 +190,22 @@ static const char *skip_statement(obj_parser *ps, const char *p, const char *end
 }
 
 /* ------------------------------------------------------------------------
- * Numbers
+ * Coordinates
  * ------------------------------------------------------------------------ */
-
-enum num_status { NUM_OK, NUM_MALFORMED, NUM_OVERFLOW, NUM_NOMEM };
-
-/* Powers of ten that doubles hold exactly. */
-static const double exact_pow10[] = {
-    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-};
-
-/* Converts m * 10^scale (m <= 2^53, |scale| <= 22) to the nearest float.
- * Returns 0 when that needs strtof: see the comment at the top. */
-static int decimal_to_float_fast(uint64_t m, int scale, int negative, float *out)
-{
-    double d = (double)m;
-    d = scale < 0 ? d / exact_pow10[-scale] : d * exact_pow10[scale];
-    uint64_t bits;
-    memcpy(&bits, &d, sizeof bits);
-    /* The 29 low mantissa bits are the ones a float drops: 1 then 28 zeros
-     * is exactly halfway between two floats. */
-    if ((bits & 0x1FFFFFFFu) == 0x10000000u) return 0;
-    float f = (float)d;
-    *out = negative ? -f : f;
-    return 1;
-}
-
-/* strtof on the validated number [s, e). */
-static enum num_status decimal_to_float_slow(const char *s, const char *e, float *out)
-{
-    char small[64];
-    size_t n = (size_t)(e - s);
-    char *buf = n < sizeof small ? small : malloc(n + 1);
-    if (!buf) return NUM_NOMEM;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    float f = strtof(buf, NULL);
-    if (buf != small) free(buf);
-    if (!isfinite(f)) return NUM_OVERFLOW; /* a valid decimal number: only overflow makes it infinite */
-    *out = f;
-    return NUM_OK;
-}
-
-/* Parses the number token at *pp (it must end at a token end) into *out and
- * advances *pp past it. */
-static enum num_status parse_float(const char **pp, const char *end, float *out)
-{
-    const char *s = *pp, *p = s;
-    int negative = 0;
-    if (p < end && (*p == '+' || *p == '-')) negative = *p++ == '-';
-
-    /* Mantissa digits accumulate in m while it stays below 10^18; a longer
-     * mantissa takes the slow path. */
-    const uint64_t m_limit = UINT64_C(1000000000000000000);
-    uint64_t m = 0;
-    int64_t scale = 0;
-    int fits = 1;
-    size_t digits = 0;
-    for (; p < end && is_digit(*p); p++, digits++) {
-        if (m < m_limit) m = 10 * m + (uint64_t)(*p - '0');
-        else fits = 0;
-    }
-    if (p < end && *p == '.') {
-        for (p++; p < end && is_digit(*p); p++, digits++) {
-            if (m < m_limit) {
-                m = 10 * m + (uint64_t)(*p - '0');
-                scale--;
-            } else {
-                fits = 0;
-            }
-        }
-    }
-    if (digits == 0) return NUM_MALFORMED;
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        p++;
-        int exp_negative = 0;
-        if (p < end && (*p == '+' || *p == '-')) exp_negative = *p++ == '-';
-        if (p == end || !is_digit(*p)) return NUM_MALFORMED;
-        int64_t e = 0;
-        for (; p < end && is_digit(*p); p++)
-            if (e < 1000000) e = 10 * e + (*p - '0');
-        scale += exp_negative ? -e : e;
-    }
-    if (!at_token_end(p, end)) return NUM_MALFORMED;
-    *pp = p;
-    if (fits && m <= (UINT64_C(1) << 53) && scale >= -22 && scale <= 22 &&
-        decimal_to_float_fast(m, (int)scale, negative, out))
-        return NUM_OK;
-    return decimal_to_float_slow(s, p, out);
-}
-
-/* True if the token [p, p+n) spells an infinity or NaN, as strtof reads them
- * ("inf", "-Infinity", "nan"...), so the message can say why it is refused. */
-static int names_nonfinite(const char *p, int n)
-{
-    static const char *const words[] = {"inf", "infinity", "nan"};
-    if (n > 0 && (*p == '+' || *p == '-')) {
-        p++;
-        n--;
-    }
-    for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
-        int k = 0;
-        while (k < n && words[w][k] && (p[k] | 0x20) == words[w][k]) k++;
-        if (k == n && !words[w][k]) return 1;
-    }
-    return 0;
-}
 
 static int parse_coordinate(obj_parser *ps, const char **pp, const char *end, float *out)
 {
     const char *tok = *pp;
-    switch (parse_float(pp, end, out)) {
-    case NUM_OK:
+    switch (obj_parse_float(pp, end, out)) {
+    case OBJ_NUM_OK:
         return 0;
-    case NUM_NOMEM:
+    case OBJ_NUM_NOMEM:
         return fail(ps, "out of memory");
-    case NUM_OVERFLOW:
+    case OBJ_NUM_OVERFLOW:
         return fail(ps, "coordinate \"%.*s\" is beyond the float range (largest float about 3.4e38)",
                     token_len(tok, end), tok);
-    case NUM_MALFORMED:
-        if (!names_nonfinite(tok, token_len(tok, end)))
+    case OBJ_NUM_MALFORMED:
+        if (!obj_names_nonfinite(tok, token_len(tok, end)))
             return fail(ps, "malformed number \"%.*s\"", token_len(tok, end), tok);
         break;
     }
@@ -374,18 +241,13 @@ typedef struct corner_index {
     int len;
 } corner_index;
 
-/* Reads an optional '-' and at least one digit; returns the position after
- * them, or NULL if there are no digits. */
+/* Reads an index (obj_scan_index) and notes where it is written; returns
+ * the position after it, or NULL if there are no digits. */
 static const char *scan_index(const char *p, const char *end, corner_index *ix)
 {
     const char *s = p;
-    int negative = p < end && *p == '-';
-    p += negative;
-    if (p == end || !is_digit(*p)) return NULL;
-    int64_t v = 0;
-    for (; p < end && is_digit(*p); p++)
-        if (v < INT64_C(1000000000000000)) v = 10 * v + (*p - '0');
-    ix->value = negative ? -v : v;
+    p = obj_scan_index(p, end, &ix->value);
+    if (!p) return NULL;
     ix->text = s;
     ix->len = (int)(p - s < 40 ? p - s : 40);
     return p;
@@ -406,7 +268,7 @@ static const char *scan_corner(const char *p, const char *end, corner_index ix[N
             if (p && p < end && *p == '/') p = scan_index(p + 1, end, &ix[KIND_VN]);
         }
     }
-    return p && at_token_end(p, end) ? p : NULL;
+    return p && obj_at_token_end(p, end) ? p : NULL;
 }
 
 /* Checks one index against the elements of its kind and makes it 0-based.
@@ -484,7 +346,7 @@ static int parse_pass(obj_parser *ps, const char *p, const char *end)
             continue;
         }
         const char *kw = p;
-        while (p < end && !is_blank(*p) && *p != '\n') p++;
+        while (p < end && !obj_is_blank(*p) && *p != '\n') p++;
         size_t kw_len = (size_t)(p - kw);
         if (kw_len == 1 && kw[0] == 'v') {
             if (parse_vertex(ps, &p, end)) return -1;
@@ -553,143 +415,4 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
     out->triangles = shrink(ps.tri, 3 * sizeof *ps.tri * out->n_triangles);
     scene_update_bounds(out);
     return 0;
-}
-
-/* ------------------------------------------------------------------------
- * Files
- * ------------------------------------------------------------------------ */
-
-/* Reads the whole file into a malloc'ed buffer. */
-static int read_file(const char *path, unsigned char **data, size_t *len,
-                     char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap = (size_t)1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break; /* end of file or error */
-        unsigned char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, 2 * cap) : NULL;
-        if (!bigger) free(buf);
-        buf = bigger;
-        cap *= 2;
-    }
-    int failed = ferror(f), saved_errno = errno;
-    fclose(f);
-    if (!buf) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    if (failed) {
-        free(buf);
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(saved_errno));
-        return -1;
-    }
-    *data = buf;
-    *len = n;
-    return 0;
-}
-
-/* Inflates gzip data (one or more members, nothing after them) into a
- * malloc'ed buffer. */
-static int gunzip(const unsigned char *in, size_t in_len, char **text, size_t *len,
-                  const char *path, char *err, size_t errlen)
-{
-    /* The last member's size field (mod 2^32) sizes the buffer; deflate
-     * expands data at most about 1032 times, which bounds a bogus one.  The
-     * +1 lets the end of the stream be seen without growing. */
-    size_t cap = (size_t)1 << 16;
-    if (in_len >= 18) {
-        const unsigned char *t = in + in_len - 4;
-        size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
-        if (isize / 1032 <= in_len && isize < SIZE_MAX) cap = isize + 1;
-    }
-    z_stream zs;
-    memset(&zs, 0, sizeof zs);
-    char *buf = malloc(cap);
-    if (!buf || inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
-        free(buf);
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    size_t n = 0, in_pos = 0;
-    int rc;
-    for (;;) {
-        if (n == cap) {
-            char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, 2 * cap) : NULL;
-            if (!bigger) {
-                rc = Z_MEM_ERROR;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        uInt in_chunk = in_len - in_pos < UINT_MAX ? (uInt)(in_len - in_pos) : UINT_MAX;
-        uInt out_chunk = cap - n < UINT_MAX ? (uInt)(cap - n) : UINT_MAX;
-        zs.next_in = (Bytef *)(in + in_pos);
-        zs.avail_in = in_chunk;
-        zs.next_out = (Bytef *)(buf + n);
-        zs.avail_out = out_chunk;
-        rc = inflate(&zs, Z_NO_FLUSH);
-        in_pos += in_chunk - zs.avail_in;
-        n += out_chunk - zs.avail_out;
-        if (rc == Z_STREAM_END && in_pos < in_len)
-            inflateReset(&zs); /* another member follows */
-        else if (rc != Z_OK)
-            break;
-    }
-    /* Z_BUF_ERROR: the input ended mid-stream (there was room for output);
-     * Z_DATA_ERROR and others: corrupt data, zlib says why in msg. */
-    if (rc == Z_MEM_ERROR)
-        snprintf(err, errlen, "%s: out of memory", path);
-    else if (rc != Z_STREAM_END && zs.msg)
-        snprintf(err, errlen, "%s: truncated or corrupt gzip data: %s", path, zs.msg);
-    else if (rc != Z_STREAM_END)
-        snprintf(err, errlen, "%s: truncated or corrupt gzip data", path);
-    inflateEnd(&zs);
-    if (rc != Z_STREAM_END) {
-        free(buf);
-        return -1;
-    }
-    *text = buf;
-    *len = n;
-    return 0;
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-int scene_load_bytes(const unsigned char *raw, size_t raw_len, const char *name, scene *out, char *err,
-                     size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    int gzip_magic = raw_len >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
-    /* Bytes of another known format under a .gz name: scene_parse_obj says
-     * what they are (rather than zlib's "incorrect header check"). */
-    if (!gzip_magic && (!ends_with(name, ".gz") || obj_sniff_not_text(raw, raw_len, NULL, 0)))
-        return scene_parse_obj((const char *)raw, raw_len, name, out, err, errlen);
-    char *text;
-    size_t len;
-    if (gunzip(raw, raw_len, &text, &len, name, err, errlen)) return -1;
-    int rc = scene_parse_obj(text, len, name, out, err, errlen);
-    free(text);
-    return rc;
-}
-
-int scene_load(const char *path, scene *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    unsigned char *raw;
-    size_t raw_len;
-    if (read_file(path, &raw, &raw_len, err, errlen)) return -1;
-    int rc = scene_load_bytes(raw, raw_len, path, out, err, errlen);
-    free(raw);
-    return rc;
 }

@@ -1,5 +1,5 @@
 /* test_cli_output.c - the files kdalloc render and kdalloc gen write (app/,
- * io/outfile.c), the commands run as child processes (cli_run.c).
+ * io/outfile.c), the commands run as child processes (run_exe.h).
  *
  * Oracles: a write that fails (/dev/full, or a file size limit that makes
  * the disk look full) is exit 1 with one message naming the file and
@@ -19,10 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli_run.h"
+#include "run_exe.h"
 #include "scene.h"
 
 #define TMP(file) KDA_TEST_TMPDIR "/test_cli_output_" file
+#define KDALLOC(...) RUN_EXE(KDALLOC_EXE, __VA_ARGS__)
 #define TEAPOT KDA_SHARED_SCENES "/teapot.obj.gz"
 
 TestSuite(cli_output, .timeout = 60);

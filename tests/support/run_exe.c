@@ -1,5 +1,5 @@
-/* cli_run.c - running a program as a child process for the command-line
- * tests, and checking what it said and wrote (cli_run.h). */
+/* run_exe.c - running a program as a child process for a test, and
+ * checking what it said and wrote (run_exe.h). */
 #define _XOPEN_SOURCE 700 /* setrlimit, an XSI function of POSIX */
 #include <criterion/criterion.h>
 
@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_run.h"
+#include "run_exe.h"
 
 char *read_whole_file(const char *path, size_t *len_out)
 {
@@ -63,8 +63,8 @@ static void redirect(int fd, const char *path, int flags)
 run_result run_exe_limited(const char *exe, const char *const *args, long max_bytes)
 {
     char out_path[512], err_path[512];
-    snprintf(out_path, sizeof out_path, KDA_TEST_TMPDIR "/cli_run_%ld.out", (long)getpid());
-    snprintf(err_path, sizeof err_path, KDA_TEST_TMPDIR "/cli_run_%ld.err", (long)getpid());
+    snprintf(out_path, sizeof out_path, KDA_TEST_TMPDIR "/run_exe_%ld.out", (long)getpid());
+    snprintf(err_path, sizeof err_path, KDA_TEST_TMPDIR "/run_exe_%ld.err", (long)getpid());
     const char *argv[64] = {exe};
     int argc = 1;
     for (; args[argc - 1]; argc++) {

@@ -16,10 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli_run.h"
+#include "json_check.h"
+#include "run_exe.h"
 #include "scene.h"
 
 #define TMP(file) KDA_TEST_TMPDIR "/test_cli_" file
+#define KDALLOC(...) RUN_EXE(KDALLOC_EXE, __VA_ARGS__)
 #define TEAPOT KDA_SHARED_SCENES "/teapot.obj.gz"
 
 TestSuite(cli, .timeout = 60);
@@ -344,62 +346,6 @@ Test(cli, gen_unknown_scene_lists_the_valid_ones)
 /* ------------------------------------------------------------------------
  * Numeric extremes and the printed camera
  * ------------------------------------------------------------------------ */
-
-/* A minimal JSON checker: returns the end of one value, or NULL. */
-static const char *json_value(const char *p);
-
-static const char *json_space(const char *p)
-{
-    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
-    return p;
-}
-
-static const char *json_string_end(const char *p)
-{
-    if (*p++ != '"') return NULL;
-    for (; *p && *p != '"'; p++)
-        if (*p == '\\' && !*++p) return NULL;
-    return *p == '"' ? p + 1 : NULL;
-}
-
-static const char *json_value(const char *p)
-{
-    p = json_space(p);
-    if (*p == '"') return json_string_end(p);
-    if (*p == '{' || *p == '[') {
-        char close = *p == '{' ? '}' : ']';
-        p = json_space(p + 1);
-        if (*p == close) return p + 1;
-        for (;;) {
-            if (close == '}') {
-                p = json_string_end(json_space(p));
-                if (!p || *(p = json_space(p)) != ':') return NULL;
-                p++;
-            }
-            if (!(p = json_value(p))) return NULL;
-            p = json_space(p);
-            if (*p == close) return p + 1;
-            if (*p++ != ',') return NULL;
-        }
-    }
-    if (!strncmp(p, "null", 4) || !strncmp(p, "true", 4)) return p + 4;
-    if (!strncmp(p, "false", 5)) return p + 5;
-    /* A number starts with a digit or '-' and a digit: not "nan", "-inf"
-     * (which strtod would take). */
-    const char *digit = *p == '-' ? p + 1 : p;
-    if (*digit < '0' || *digit > '9') return NULL;
-    char *end;
-    strtod(p, &end);
-    return end;
-}
-
-/* stdout is exactly one JSON object and no number in it is NaN or infinite. */
-static void expect_json(const char *out, const char *what)
-{
-    const char *end = json_value(out);
-    cr_expect(end && *json_space(end) == '\0' && json_space(out)[0] == '{', "%s: not one JSON object:\n%s", what,
-              out);
-}
 
 Test(cli, extreme_scenes_give_valid_json)
 {

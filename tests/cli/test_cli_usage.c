@@ -6,20 +6,18 @@
  * limit is taken, one past it is refused); --help and --version exit 0
  * without a GPU; the allocators CMake knows are all in --version; and the
  * shadows of a closed scene leave most of its pixels lit, measured against
- * the same render without shadows (stb_image reads both).  This file has
- * its own small process runner (run()), apart from test_cli.c's. */
+ * the same render without shadows (stb_image reads both).  The programs
+ * run through run_exe.h. */
 #include <criterion/criterion.h>
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <stb_image.h>
+
+#include "run_exe.h"
 
 #define TMP(file) KDA_TEST_TMPDIR "/test_cli_usage_" file
 #define TEAPOT KDA_SHARED_SCENES "/teapot.obj.gz"
@@ -27,59 +25,21 @@
 
 TestSuite(cli_usage, .timeout = 120);
 
-typedef struct outcome {
-    int status; /* exit status, -1 for a signal */
-    char out[1 << 16], err[1 << 16];
-} outcome;
-
-/* The first `cap - 1` bytes of the file, as a string. */
-static void slurp(const char *path, char *text, size_t cap)
+/* Keeps r as the last run's result, freeing the one before, and returns
+ * it: a test reads each result before it runs the next program. */
+static const run_result *last_run(run_result r)
 {
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-    size_t n = fread(text, 1, cap - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    static run_result last;
+    run_result_free(&last);
+    last = r;
+    return &last;
 }
 
-/* Runs exe with the arguments up to NULL, stdin from /dev/null. */
-static outcome *run(const char *exe, ...)
-{
-    static outcome o;
-    const char *argv[48] = {exe};
-    va_list ap;
-    va_start(ap, exe);
-    int argc = 1;
-    while ((argv[argc] = va_arg(ap, const char *)) != NULL) cr_assert_lt(++argc, 47);
-    va_end(ap);
-    char paths[2][256];
-    for (int k = 0; k < 2; k++) snprintf(paths[k], sizeof paths[k], TMP("%d.%d"), (int)getpid(), k);
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert_geq(pid, 0);
-    if (pid == 0) {
-        int in = open("/dev/null", O_RDONLY);
-        int out = open(paths[0], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int err = open(paths[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(126);
-        execv(exe, (char *const *)argv);
-        _exit(127);
-    }
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    o.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    cr_assert_neq(o.status, 127, "cannot run %s", exe);
-    slurp(paths[0], o.out, sizeof o.out);
-    slurp(paths[1], o.err, sizeof o.err);
-    unlink(paths[0]);
-    unlink(paths[1]);
-    return &o;
-}
-
-#define KDALLOC(...) run(KDALLOC_EXE, __VA_ARGS__, (const char *)NULL)
+#define RUN(exe, ...) last_run(RUN_EXE(exe, __VA_ARGS__))
+#define KDALLOC(...) RUN(KDALLOC_EXE, __VA_ARGS__)
 
 /* Exit 2, nothing on stdout, one line on stderr naming `cause` and --help. */
-static void expect_usage(const outcome *o, const char *cause, const char *what)
+static void expect_usage(const run_result *o, const char *cause, const char *what)
 {
     cr_expect_eq(o->status, 2, "%s: exit status %d, want 2; stderr:\n%s", what, o->status, o->err);
     cr_expect(strstr(o->err, cause) != NULL, "%s: stderr does not name \"%s\":\n%s", what, cause, o->err);
@@ -102,12 +62,12 @@ Test(cli_usage, unknown_options_and_commands)
     expect_usage(KDALLOC("build", "--json=1"), "--json takes no value", "build --json=1");
     expect_usage(KDALLOC("build", "--po", "3"), "ambiguous option --po", "build --po");
     expect_usage(KDALLOC("frobnicate"), "unknown command 'frobnicate'", "kdalloc frobnicate");
-    expect_usage(run(KDALLOC_EXE, (const char *)NULL), "which command", "kdalloc alone");
+    expect_usage(last_run(run_exe(KDALLOC_EXE, (const char *const[]){NULL})), "which command", "kdalloc alone");
 }
 
 Test(cli_usage, unknown_scene_lists_the_valid_ones)
 {
-    const outcome *o = KDALLOC("gen", "nosuch", "-o", TMP("nosuch.obj"));
+    const run_result *o = KDALLOC("gen", "nosuch", "-o", TMP("nosuch.obj"));
     expect_usage(o, "unknown scene 'nosuch'", "gen nosuch");
     for (const char *const *n = (const char *const[]){"atrium", "spheres", "flat", "coincident", NULL}; *n; n++)
         cr_expect(strstr(o->err, *n), "gen nosuch does not list %s:\n%s", *n, o->err);
@@ -140,15 +100,15 @@ Test(cli_usage, bad_numbers)
         snprintf(what, sizeof what, "%s %s %s", cases[i][0], cases[i][1], cases[i][2] ? cases[i][2] : "");
         char option[32];
         snprintf(option, sizeof option, "%.*s", (int)strcspn(cases[i][1], "="), cases[i][1]);
-        const outcome *o = !strcmp(cases[i][0], "render")
-                               ? KDALLOC("render", "-o", TMP("x.png"), cases[i][1], cases[i][2])
-                               : !strcmp(cases[i][0], "gen") ? KDALLOC("gen", "flat", "-o", TMP("x.obj"),
-                                                                       cases[i][1], cases[i][2])
-                                                             : KDALLOC("build", cases[i][1], cases[i][2]);
+        const run_result *o = !strcmp(cases[i][0], "render")
+                                  ? KDALLOC("render", "-o", TMP("x.png"), cases[i][1], cases[i][2])
+                                  : !strcmp(cases[i][0], "gen") ? KDALLOC("gen", "flat", "-o", TMP("x.obj"),
+                                                                          cases[i][1], cases[i][2])
+                                                                : KDALLOC("build", cases[i][1], cases[i][2]);
         expect_usage(o, option, what);
     }
     /* --validate -1 names --validate and its count, not an option '-1' */
-    const outcome *o = KDALLOC("render", "-o", TMP("x.png"), "--validate", "-1");
+    const run_result *o = KDALLOC("render", "-o", TMP("x.png"), "--validate", "-1");
     cr_expect(strstr(o->err, "--validate takes a count"), "%s", o->err);
 }
 
@@ -177,7 +137,7 @@ static void help_range(const char *help, const char *option, unsigned long long 
 }
 
 /* `value` is taken: the command fails later, on `later`, not on `option`. */
-static void expect_taken(const outcome *o, const char *option, const char *later)
+static void expect_taken(const run_result *o, const char *option, const char *later)
 {
     cr_expect_eq(o->status, 2, "%s: exit %d:\n%s", option, o->status, o->err);
     cr_expect(strstr(o->err, later) && !strstr(o->err, option), "%s refused:\n%s", option, o->err);
@@ -192,7 +152,7 @@ Test(cli_usage, help_states_the_limits_enforced)
     };
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
         const char *cmd = options[i][0], *opt = options[i][1];
-        const outcome *o = KDALLOC(cmd, "--help");
+        const run_result *o = KDALLOC(cmd, "--help");
         cr_assert_eq(o->status, 0);
         unsigned long long lo, hi;
         help_range(o->out, opt, &lo, &hi);
@@ -222,10 +182,10 @@ Test(cli_usage, help_states_the_limits_enforced)
 
 static void expect_help_and_version(const char *exe, const char *name)
 {
-    const outcome *o = run(exe, "--help", (const char *)NULL);
+    const run_result *o = RUN(exe, "--help");
     cr_expect_eq(o->status, 0, "%s --help: exit %d:\n%s", name, o->status, o->err);
     cr_expect(strstr(o->out, "usage:"), "%s --help:\n%s", name, o->out);
-    o = run(exe, "--version", (const char *)NULL);
+    o = RUN(exe, "--version");
     cr_expect_eq(o->status, 0, "%s --version: exit %d:\n%s", name, o->status, o->err);
     cr_expect(!strncmp(o->out, name, strlen(name)), "%s --version:\n%s", name, o->out);
 }
@@ -241,12 +201,12 @@ Test(cli_usage, every_program_has_help_and_version)
 #ifdef KDALLOC_EMBREE_EXE
     expect_help_and_version(KDALLOC_EMBREE_EXE, "kdalloc-embree");
 #endif
-    expect_usage(run(KDALLOC_OBJBENCH_EXE, "--bogus", (const char *)NULL), "--bogus", "objbench --bogus");
+    expect_usage(RUN(KDALLOC_OBJBENCH_EXE, "--bogus"), "--bogus", "objbench --bogus");
 }
 
 Test(cli_usage, version_lists_every_allocator)
 {
-    const outcome *o = KDALLOC("--version");
+    const run_result *o = KDALLOC("--version");
     cr_assert_eq(o->status, 0);
     char names[] = KDALLOC_ALL_ALLOCATORS; /* CMake's list and its peers, by spaces */
     for (char *save, *n = strtok_r(names, " ", &save); n; n = strtok_r(NULL, " ", &save)) {
@@ -276,7 +236,7 @@ static int lines_with(const char *text, const char *needle)
 
 Test(cli_usage, cpu_path_says_once_what_it_ignores)
 {
-    const outcome *o = KDALLOC("build", "--cpu", "--scene", "flat", "--triangles", "200", "--repeat", "3",
+    const run_result *o = KDALLOC("build", "--cpu", "--scene", "flat", "--triangles", "200", "--repeat", "3",
                                "--pool-mb", "64", "--watchdog", "5", "--profile");
     cr_assert_eq(o->status, 0, "%s", o->err);
     cr_expect_eq(lines_with(o->err, "device: CPU"), 1, "%s", o->err);
@@ -295,7 +255,7 @@ Test(cli_usage, cpu_path_says_once_what_it_ignores)
 
 Test(cli_usage, bare_validate_checks_the_default_count)
 {
-    const outcome *o = KDALLOC("render", "--help");
+    const run_result *o = KDALLOC("render", "--help");
     char want[64];
     unsigned long long def = 0;
     const char *p = strstr(o->out, "without N, ");
@@ -316,9 +276,9 @@ static double lit_share(const char *scene)
 {
     const char *png[2] = {TMP("plain.png"), TMP("shadows.png")};
     for (int k = 0; k < 2; k++) {
-        const outcome *o = k ? KDALLOC("render", "--cpu", scene, "-o", png[k], "--width", "160", "--height", "90",
-                                       "--shadows")
-                             : KDALLOC("render", "--cpu", scene, "-o", png[k], "--width", "160", "--height", "90");
+        const run_result *o = k ? KDALLOC("render", "--cpu", scene, "-o", png[k], "--width", "160", "--height",
+                                          "90", "--shadows")
+                                : KDALLOC("render", "--cpu", scene, "-o", png[k], "--width", "160", "--height", "90");
         cr_assert_eq(o->status, 0, "%s", o->err);
     }
     int w[2], h[2], n[2];
@@ -340,7 +300,7 @@ Test(cli_usage, closed_scene_light_is_inside)
 {
     double share = lit_share(CONFERENCE);
     cr_expect_geq(share, 0.5, "only %.0f%% of the room's pixels are lit", 100.0 * share);
-    const outcome *o = KDALLOC("render", "--cpu", CONFERENCE, "-o", TMP("conf.png"), "--width", "32", "--height",
+    const run_result *o = KDALLOC("render", "--cpu", CONFERENCE, "-o", TMP("conf.png"), "--width", "32", "--height",
                                "18", "--shadows");
     cr_expect(strstr(o->out, "light: ") && strstr(o->out, "(inside the scene"), "%s", o->out);
     o = KDALLOC("render", "--cpu", TEAPOT, "-o", TMP("teapot.png"), "--width", "32", "--height", "18",

@@ -1,10 +1,17 @@
-/* cli_run.h - what the command-line tests (test_cli, test_cli_output)
- * share: running a program as a child process, collecting its exit status
- * and output, and checking what it said and the files it wrote.  The
- * checks are Criterion assertions, so they are called from tests only. */
-#ifndef KDA_CLI_RUN_H
-#define KDA_CLI_RUN_H
+/* run_exe.h - running a program as a child process for a test: its exit
+ * status and all it wrote to stdout and stderr; and checks of what it
+ * said and the files it wrote (test_cli, test_cli_output, test_cli_usage).
+ *
+ * Contract: the child's stdin is /dev/null and its stdout and stderr go to
+ * files under KDA_TEST_TMPDIR named by the test process's id (so tests
+ * that run at once keep apart), read back whole and removed; a child that
+ * cannot be started or set up fails the test.  Every function here fails
+ * or checks through Criterion's assertions, so it is called from tests
+ * only. */
+#ifndef KDA_RUN_EXE_H
+#define KDA_RUN_EXE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct run_result {
@@ -21,7 +28,8 @@ run_result run_exe(const char *exe, const char *const *args);
 run_result run_exe_limited(const char *exe, const char *const *args, long max_bytes);
 void run_result_free(run_result *r);
 
-#define KDALLOC(...) run_exe(KDALLOC_EXE, (const char *const[]){__VA_ARGS__, NULL})
+/* run_exe with the arguments written out: RUN_EXE(exe, "build", "--cpu"). */
+#define RUN_EXE(exe, ...) run_exe((exe), (const char *const[]){__VA_ARGS__, NULL})
 
 /* A file's whole content, NUL-terminated (*len: its size, if len). */
 char *read_whole_file(const char *path, size_t *len);
