@@ -59,7 +59,7 @@
 #include <stdint.h>
 
 /* The allocator compiled in, its kda_heap and its device functions. */
-#include "contract.h"
+#include "kdalloc/detail/contract.h"
 
 #define KDALLOC_VERSION "0.1.0"
 
