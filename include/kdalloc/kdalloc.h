@@ -61,8 +61,6 @@
 /* The allocator compiled in, its kda_heap and its device functions. */
 #include "kdalloc/detail/contract.h"
 
-#define KDALLOC_VERSION "0.1.0"
-
 /* Mappings a growable device pool may have (doubling, from 2 MiB to the
  * 141 GB of an H200 takes 17). */
 #define KDA_POOL_MAX_MAPS 64

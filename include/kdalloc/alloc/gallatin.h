@@ -25,7 +25,6 @@
 #include <stdio.h>
 
 #define KDA_ALLOC_NAME "Gallatin"
-#define KDA_ALLOCATOR_IS_PEER 1
 #define KDA_ALLOC_FREES 1
 #define KDA_ALLOC_IN_POOL 0 /* Gallatin allocates its own memory */
 #define KDA_ALLOC_HOST 0
