@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "kdtree.h"
 #include "tree_source.h"
 

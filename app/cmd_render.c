@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "outfile.h"
 #include "progress.h"
 #include "render.h"

@@ -4,6 +4,7 @@
 
 #include "kdalloc/kdalloc.h"
 #include "cli.h"
+#include "cmd.h"
 
 #ifndef KDA_VERSION
 #define KDA_VERSION "unknown"

@@ -4,8 +4,9 @@
 #
 #   bash bench/ab_builds.sh OUTDIR ROUNDS BINDIR VARIANT...
 #
-# BINDIR/kd-VARIANT is one kdalloc binary per variant (a -D flag through
-# CMAKE_CUDA_FLAGS, or an experiment's patch); the first variant is the
+# BINDIR/kd-VARIANT is one kdalloc binary per variant (a CMake option such
+# as -DKDA_PROBE=ON, a -D flag through CMAKE_CUDA_FLAGS, or an experiment's
+# patch); the first variant is the
 # base.  Each round builds each scene with each variant in turn:
 # `kdalloc build SCENE --gpu --repeat 5 --json` (POOL, default
 # "--pool fixed --pool-factor 200"), appending one JSON line per build to

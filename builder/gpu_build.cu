@@ -4,11 +4,9 @@
  * and hands the tree over.
  *
  * This is the one translation unit that holds the build's device code:
- * the build kernel (gpu_kernel.cuh and what it includes) and the setup
- * kernels (gpu_setup_kernels.cuh) must share one copy of the allocator's
- * device state (alloc.h's headers keep theirs in static __device__
- * variables, one copy per translation unit), so every file that launches
- * them is included here:
+ * the build kernel (gpu_kernel.cuh and what it includes), the setup
+ * kernels (gpu_setup_kernels.cuh) and every file that launches them are
+ * included here:
  *
  *   gpu_build_buffers.cuh  the device arrays of a build, grown on overflow
  *   gpu_setup_kernels.cuh  the kernels before and between launches
@@ -16,6 +14,14 @@
  *   gpu_build_report.cuh   failure messages, repeatability, diagnostics
  *
  * gpu_transfer.cu (the scene's and trees' transfers) is host code apart.
+ *
+ * The allocator's state needs no such unit: it lives in the pool and its
+ * state block, which every kernel reaches through the kda_heap it is
+ * passed (pool/device_pool.cu, another library, runs the reset and grow
+ * kernels on it).  Only the -DKDA_DIAG walk counters (circular.h,
+ * scatteralloc_diag.h) are static __device__ variables, one copy per
+ * translation unit: those printed after the warm-up build are this unit's,
+ * which counts the setup kernels' and the build kernel's mallocs.
  *
  * Invariants.  Every block of the grid is resident at once (persistent
  * warps): the grid is as many blocks as both kernels (timed and warm-up)

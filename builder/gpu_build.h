@@ -3,7 +3,7 @@
  * The scene is uploaded once (gpu_scene); gpu_build then builds the SAH
  * tree on the device in one persistent kernel launch, allocating every
  * node's triangle-reference array through the allocator compiled in
- * (alloc.h), and leaves the tree in device memory in the layout of
+ * (kdalloc/kdalloc.h), and leaves the tree in device memory in the layout of
  * kdtree.h, ready for the GPU ray caster.  docs/builder.md describes the
  * kernel: its task states, queue, memory ordering and termination.
  */

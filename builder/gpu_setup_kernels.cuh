@@ -6,10 +6,10 @@
  *
  * Invariants.  They run on the build's stream, in order, before and
  * between the build kernel's launches, never beside one.  root_setup's
- * allocation is the pool's first, made through the same allocator code as
- * the build kernel's (this translation unit's copy of the allocator's
- * device state), and counts in the warm-up build's statistics as the
- * kernel's allocations do.  A root of more than p.big_node references is
+ * allocation is the pool's first, made through the same allocator code and
+ * state as the build kernel's (and, built with -DKDA_DIAG, counted in this
+ * translation unit's walk counters with them), and counts in the warm-up
+ * build's statistics as the kernel's allocations do.  A root of more than p.big_node references is
  * queued as the one BIN entry of slot 0 with its bins already filled, so
  * the tree is the one its chunks would have binned. */
 #ifndef KDA_GPU_SETUP_KERNELS_CUH

@@ -10,6 +10,8 @@
 #include "kdalloc/kdalloc.h"
 
 _Thread_local uint32_t kda_host_sm, kda_host_warp;
+void kda_host_set_sm(uint32_t id) { kda_host_sm = id; }
+void kda_host_set_warp(uint32_t id) { kda_host_warp = id; }
 
 void *kda_sys_malloc(uint64_t size) { return size <= SIZE_MAX / 2 ? malloc((size_t)size) : NULL; }
 void kda_sys_free(void *p) { free(p); }

@@ -8,7 +8,7 @@
 #define KDA_ALLOC_NAME "StallMalloc"
 #define KDA_ALLOC_FREES 0
 #define KDA_ALLOC_NO_GROW_WHY "it is made to stall, not to grow"
-#include "bump_api.h"
+#include "kdalloc/alloc/bump_api.h"
 
 #define STALL_AFTER_BYTES (64u << 10)
 

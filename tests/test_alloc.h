@@ -1,5 +1,5 @@
 /* test_alloc.h - what the source files of test_alloc_<name> share: the
- * allocator compiled in (alloc.h, with KDA_ALLOCATOR_<NAME> defined), the
+ * allocator compiled in (kdalloc.h, with KDA_ALLOCATOR_<NAME> defined), the
  * owner patterns and random sizes (alloc_test_util.h), pool sizes, pointer
  * checks, the end of a thread's live blocks, and expect_all_free, the check
  * that the allocator's state is whole again (test_alloc_state.c). */

@@ -16,7 +16,7 @@ DS_TABLES = [("ds", "ds_table3", 200, "atomic",
 NOT_RUN = "not run: cannot free single arrays"
 # Allocators whose pool is raised to their smallest where the factor asks for less
 MIN_POOLS = {"halloc": "Halloc's pool is at least its minimum of 256 MiB, as in the paper",
-             "gallatin": "Gallatin's pool is at least its minimum of 1 GiB (alloc/gallatin.h says why)"}
+             "gallatin": "Gallatin's pool is at least its minimum of 1 GiB (include/kdalloc/alloc/gallatin.h says why)"}
 
 
 def build_sweep(args, runs, variants, table, pool_factor):

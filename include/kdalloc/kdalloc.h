@@ -59,9 +59,7 @@
 #include <stdint.h>
 
 /* The allocator compiled in, its kda_heap and its device functions. */
-#include "contract.h"
-
-#define KDALLOC_VERSION "0.1.0"
+#include "kdalloc/detail/contract.h"
 
 /* Mappings a growable device pool may have (doubling, from 2 MiB to the
  * 141 GB of an H200 takes 17). */
@@ -144,7 +142,7 @@ void kda_pool_destroy(kda_pool *pool);
 /* ---- host pools: the same algorithms on CPU threads ----
  * `n_sms` plays the number of multiprocessors: each thread says which it
  * runs on with kda_host_set_sm(id) and which warp it plays with
- * kda_host_set_warp(id) (port.h); a host thread is a warp of one.  -1 for
+ * kda_host_set_warp(id) (below); a host thread is a warp of one.  -1 for
  * CudaMalloc, which has no host side (KDA_ALLOC_HOST is 0). */
 int kda_host_pool_create(kda_pool *pool, uint64_t bytes, uint32_t n_sms, char *err, size_t errlen);
 /* Reserved with mmap, opened page by page with mprotect as it grows. */
@@ -155,6 +153,10 @@ void kda_host_pool_reset(kda_pool *pool);
 /* Walks the state in place (no copy). */
 int kda_host_pool_space(const kda_pool *pool, kda_space *space);
 void kda_host_pool_destroy(kda_pool *pool);
+/* The calling thread's multiprocessor and warp, as the allocators on a
+ * host pool see them (0 until set). */
+void kda_host_set_sm(uint32_t id);
+void kda_host_set_warp(uint32_t id);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "circular.h"
+#include "kdalloc/alloc/circular.h"
 
 static uint32_t read_u32(const unsigned char *pool, uint64_t byte)
 {

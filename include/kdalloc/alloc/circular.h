@@ -59,7 +59,7 @@
 
 #include <stddef.h>
 
-#include "port.h"
+#include "kdalloc/detail/port.h"
 
 /* The pre-split layout of a circular pool (layout.c): n_heaps heaps side
  * by side from unit 0, each a binary heap of chunk sizes, then one
@@ -85,7 +85,7 @@ typedef struct kda_state {
     kda_layout layout;  /* the pre-split heaps */
 } kda_state;
 
-#include "heap.h"
+#include "kdalloc/detail/heap.h"
 
 #ifdef __cplusplus
 extern "C" {

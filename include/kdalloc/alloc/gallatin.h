@@ -25,7 +25,6 @@
 #include <stdio.h>
 
 #define KDA_ALLOC_NAME "Gallatin"
-#define KDA_ALLOCATOR_IS_PEER 1
 #define KDA_ALLOC_FREES 1
 #define KDA_ALLOC_IN_POOL 0 /* Gallatin allocates its own memory */
 #define KDA_ALLOC_HOST 0
@@ -38,13 +37,13 @@
 #define KDA_ALLOC_MIN_POOL (1ull << 30)
 #define KDA_ALLOC_NO_GROW_WHY "Gallatin lays its segments out once, over the whole pool"
 
-#include "port.h"
+#include "kdalloc/detail/port.h"
 
 typedef struct kda_state {
     void *gallatin; /* the Gallatin object, in device memory (NULL: none yet) */
 } kda_state;
 
-#include "heap.h"
+#include "kdalloc/detail/heap.h"
 
 static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
 {

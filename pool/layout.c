@@ -7,7 +7,7 @@
  * of root R / #SM (rounded down to MIN_CHUNK times a power of two), so they
  * take less room than the one heap would and the remainder is larger. */
 
-#include "circular.h"
+#include "kdalloc/alloc/circular.h"
 
 static uint32_t largest_levels(uint64_t units)
 {

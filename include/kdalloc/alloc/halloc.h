@@ -76,7 +76,7 @@ KDA_HD uint32_t ha_class_of(uint64_t size)
 KDA_HD uint32_t ha_blocks(uint32_t k) { return HA_SLAB / ha_class_bytes(k); }
 KDA_HD uint32_t ha_busy(uint32_t k) { return (uint32_t)((uint64_t)ha_blocks(k) * HA_BUSY_NUM / 1000); }
 
-#include "port.h"
+#include "kdalloc/detail/port.h"
 
 /* The state (kda_alloc_bind lays it out in the state block). */
 typedef struct kda_state {
@@ -87,7 +87,7 @@ typedef struct kda_state {
     uint32_t slabs;  /* in the pool's first three quarters */
 } kda_state;
 
-#include "heap.h"
+#include "kdalloc/detail/heap.h"
 
 KDA_HD uint64_t *ha_word(const kda_heap *h, uint32_t slab) { return h->state.word + slab; }
 KDA_HD uint32_t *ha_bits(const kda_heap *h, uint32_t slab, uint32_t word)

@@ -66,7 +66,7 @@ typedef struct fdg_warp {
     uint32_t lock;
 } fdg_warp;
 
-#include "port.h"
+#include "kdalloc/detail/port.h"
 
 /* The state: the warps' header table. */
 typedef struct kda_state {
@@ -74,7 +74,7 @@ typedef struct kda_state {
     uint32_t n_warps; /* FDG_WARPS */
 } kda_state;
 
-#include "heap.h"
+#include "kdalloc/detail/heap.h"
 
 KDA_FN fdg_warp **fdg_cell(const kda_heap *h, uint32_t slot) { return h->state.warps + slot; }
 

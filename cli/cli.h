@@ -59,8 +59,4 @@ int cli_option_error(int c, char **argv, const struct option *opts);
 extern const char *cli_program; /* "kdalloc" unless a program sets it */
 extern const char *cli_command; /* whose --help the usage errors name: "kdalloc render" */
 
-int cmd_build(int argc, char **argv);
-int cmd_render(int argc, char **argv);
-int cmd_gen(int argc, char **argv);
-
 #endif

@@ -109,7 +109,7 @@
 #define SA_K_SIZE 38183u    /* the hash's factors (primes): similar sizes */
 #define SA_K_SM 17497u      /* meet on pages of their size; SMs spread */
 
-#include "port.h"
+#include "kdalloc/detail/port.h"
 
 /* The state (kda_alloc_bind lays it out in the state block). */
 typedef struct kda_state {
@@ -124,7 +124,7 @@ typedef struct kda_state {
     uint32_t super_blocks; /* SA_SUPER_BLOCKS, or 1 for a small pool */
 } kda_state;
 
-#include "heap.h"
+#include "kdalloc/detail/heap.h"
 #include "scatteralloc_diag.h"
 
 KDA_HD uint64_t *sa_word(const kda_heap *h, uint32_t page) { return h->state.word + page; }

@@ -19,6 +19,7 @@
  *   kda_pause            a short wait in a spin loop
  *   kda_sm_id            the multiprocessor this thread runs on; on the
  *                        host, a per-thread number set by kda_host_set_sm
+ *                        (kdalloc.h)
  *   kda_warp_slot        the calling warp's number in the grid; on the
  *                        host, a per-thread number set by kda_host_set_warp
  *   kda_warp_on_sm       the warp's slot on its multiprocessor (%warpid: it
@@ -149,8 +150,6 @@ extern thread_local uint32_t kda_host_sm, kda_host_warp;
 #else
 extern _Thread_local uint32_t kda_host_sm, kda_host_warp;
 #endif
-static inline void kda_host_set_sm(uint32_t id) { kda_host_sm = id; }
-static inline void kda_host_set_warp(uint32_t id) { kda_host_warp = id; }
 
 KDA_FN uint32_t kda_cas32(uint32_t *p, uint32_t expected, uint32_t desired)
 {

@@ -149,7 +149,7 @@
 #define SB_STATE_SHIFT 30
 enum { SB_FREE = 0, SB_ACTIVE = 1, SB_CLOSED = 2, SB_QUEUED = 3 };
 
-#include "port.h"
+#include "kdalloc/detail/port.h"
 
 typedef struct kda_state {
     uint64_t *slots;       /* [n_slots * SB_SLOT_STRIDE] */
@@ -170,7 +170,7 @@ typedef struct kda_state {
     uint32_t sets, classes;              /* slots: sets x classes (SM i takes set i % sets); classes usable */
 } kda_state;
 
-#include "heap.h"
+#include "kdalloc/detail/heap.h"
 
 /* Tests' seams: with KDA_TEST_SEAMS (the host tests only) the steps named
  * below call sb_test_seam (tests/alloc_slabbump.c), which may stall the

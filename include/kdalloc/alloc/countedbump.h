@@ -142,7 +142,7 @@
  * aligned) puts each at the start of its line. */
 #define CB_SLOT_STRIDE 16
 
-#include "port.h"
+#include "kdalloc/detail/port.h"
 
 /* The state (kda_alloc_bind lays it out in the state block, in this
  * order; laid out for chunks_max chunks, of which the first `chunks` lie
@@ -160,7 +160,7 @@ typedef struct kda_state {
     uint32_t n_slots;
 } kda_state;
 
-#include "heap.h"
+#include "kdalloc/detail/heap.h"
 
 /* How many SMs may add to one slot with chunks of `chunk` bytes (a power
  * of two): the most k with chunk + k x CB_SM_THREADS x chunk/4 < 2^30 (the

@@ -1,13 +1,14 @@
-/* contract.h - what an allocator header of alloc/ implements, and the
+/* contract.h - what an allocator header of kdalloc/alloc/ implements, and the
  * allocator compiled in.
  *
  * kdalloc.h (the public API) includes this file; nothing else needs to.
  * It includes port.h, then the header named by KDA_ALLOC_HEADER (CMake's
- * target kdalloc::<name> defines it and KDA_ALLOCATOR_<NAME>), then gives
- * the defaults for what that header left out.  There is no run-time
+ * target kdalloc::<name> defines it as kdalloc/alloc/<name>.h, and
+ * KDA_ALLOCATOR_<NAME>), then gives the defaults for what that header left
+ * out.  There is no run-time
  * dispatch: kda_malloc and kda_free compile to one algorithm.
  *
- * An allocator header alloc/<name>.h
+ * An allocator header kdalloc/alloc/<name>.h
  *   - defines `kda_state`, the named fields of its descriptor (pointers into
  *     its state block, sizes), then includes heap.h, which wraps it in
  *     kda_heap next to the pool's base and size;
@@ -68,7 +69,7 @@
 #include "port.h"
 
 #ifndef KDA_ALLOC_HEADER
-#error "no allocator selected: link kdalloc::<name>, or define KDA_ALLOC_HEADER and KDA_ALLOCATOR_<NAME> (see alloc/CMakeLists.txt)"
+#error "no allocator selected: link kdalloc::<name>, or define KDA_ALLOC_HEADER and KDA_ALLOCATOR_<NAME> (see pool/CMakeLists.txt)"
 #endif
 #include KDA_ALLOC_HEADER
 

@@ -21,14 +21,14 @@
 
 #include <stddef.h>
 
-#include "port.h"
+#include "kdalloc/detail/port.h"
 
 /* The state: one 64-bit offset, in a state block of its own. */
 typedef struct kda_state {
     uint64_t *counter; /* bytes handed out so far (past the end once a request failed) */
 } kda_state;
 
-#include "heap.h"
+#include "kdalloc/detail/heap.h"
 
 KDA_FN uint64_t bump_padded(uint64_t size) { return (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1); }
 

@@ -12,14 +12,14 @@
 #define KDA_ALLOC_MIN_POOL 0
 #define KDA_ALLOC_NO_GROW_WHY "CUDA's device heap is sized once, before the first kernel that uses it"
 
-#include "port.h"
+#include "kdalloc/detail/port.h"
 
 /* No state: the heap is the driver's.  (C wants a member.) */
 typedef struct kda_state {
     uint64_t device_heap_bytes; /* the size asked of the driver */
 } kda_state;
 
-#include "heap.h"
+#include "kdalloc/detail/heap.h"
 
 #ifdef __CUDACC__
 KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
