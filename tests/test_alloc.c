@@ -3,7 +3,7 @@
  *
  * test_alloc_<name> is built once per allocator (KDA_ALLOCATOR_<NAME>
  * defined) from the test_alloc*.c files, so each binary runs the very code
- * the GPU runs, through the host side of alloc/port.h:
+ * the GPU runs, through the host side of kdalloc/detail/port.h:
  *   test_alloc.c           this contract: name and kind, alignment of every
  *                          size, requests larger than the pool; an
  *                          allocator that runs on the GPU only refuses a

@@ -61,7 +61,7 @@
 
 #include "kdalloc/detail/port.h"
 
-/* The pre-split layout of a circular pool (layout.c): n_heaps heaps side
+/* The pre-split layout of a circular pool (circular_layout.h): n_heaps heaps side
  * by side from unit 0, each a binary heap of chunk sizes, then one
  * remainder chunk, then the end marker in the last unit. */
 typedef struct kda_layout {
@@ -87,36 +87,9 @@ typedef struct kda_state {
 
 #include "kdalloc/detail/heap.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-/* Computes the pre-split layout of a circular pool of `units` units with
- * `n_heaps` heaps; -1 when the pool is too small for them. */
-int kda_layout_compute(uint32_t units, uint32_t n_heaps, kda_layout *l);
-
-/* A walk over a circular pool's chunk list (a host copy of the pool). */
-typedef struct kda_scan {
-    uint64_t chunks, free_chunks;
-    uint64_t free_bytes, used_bytes; /* payload bytes */
-    uint64_t largest_free;           /* payload bytes of the largest free chunk */
-    int well_formed;                 /* 0: `problem` says what is wrong */
-    char problem[160];
-} kda_scan;
-
-/* Walks the list of the pool described by `h` (its units and epoch) in a
- * host copy of its bytes, from unit 0 to the end marker.  Well formed: every
- * header carries its tag, offsets increase, the chunks tile the pool exactly
- * and the end marker points back to unit 0.  `visit`, when not NULL, is
- * called for each chunk with its unit offset, size in units and state. */
-void kda_scan_circular(const void *pool_copy, const kda_heap *h, kda_scan *out,
-                       void (*visit)(void *ctx, uint32_t unit, uint32_t size_units, int used), void *ctx);
-#ifdef __cplusplus
-}
-#endif
-
 /* Smallest chunk of the pre-split heaps, in units (4 KiB; docs/alloc.md
- * says why this size).  Only the layout (layout.c, host code) uses it: an
- * override with -D must reach the C compiler. */
+ * says why this size).  Only the layout (circular_layout.h, host code)
+ * uses it: an override with -D must reach the C compiler. */
 #ifndef KDA_MIN_CHUNK_UNITS
 #define KDA_MIN_CHUNK_UNITS 256u
 #endif
@@ -168,7 +141,7 @@ static __device__ unsigned long long kda_walk_stats[KDA_SIZE_CLASSES][KDA_STATS]
 #define KDA_STATE_USED 1u
 
 /* The tag of a header at unit c in the pool's current epoch (see above). */
-KDA_FN uint32_t circ_tag(const kda_heap *h, uint32_t c)
+KDA_HD uint32_t circ_tag(const kda_heap *h, uint32_t c)
 {
     return ((c ^ h->state.epoch * 0x85EBCA6Bu) * 0x9E3779B1u ^ 0x5BD1E995u) & ~1u;
 }
@@ -232,7 +205,7 @@ KDA_FN int circ_is_home(const kda_heap *h, uint32_t unit, int multi)
  * after the offsets. */
 KDA_FN uint32_t *circ_grown_at(const kda_heap *h, int multi) { return &h->state.offsets[h->state.n_offsets + (multi ? 1u : 0u)]; }
 
-/* ---- the pre-split layout (layout.c): heaps, remainder, end marker ----
+/* ---- the pre-split layout (circular_layout.h): heaps, remainder, end marker ----
  * Chunk i (0-based) of a heap is C(i+1) = R / 2^floor(log2(i+1)) units:
  * level l holds 2^l chunks of R/2^l. */
 

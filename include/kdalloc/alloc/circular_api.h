@@ -10,6 +10,8 @@
 #include <stdio.h>
 
 #include "circular.h"
+#include "circular_layout.h"
+#include "circular_scan.h"
 
 #define KDA_ALLOCATOR_IS_CIRCULAR 1
 #define KDA_ALLOC_FREES 1
