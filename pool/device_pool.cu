@@ -2,13 +2,18 @@
  * the pool and the allocator's state (cudaMalloc), CUDA's device heap for
  * the allocators that use the system allocator, the reset kernels, and
  * growable pools (CUDA's virtual memory management: an address range
- * reserved once, physical memory mapped at its end as the pool grows). */
+ * reserved once, physical memory mapped at its end as the pool grows).
+ *
+ * Invariants.  A growable pool's sizes and refusals are grow_plan.h's, the
+ * same as a host pool's; only the mapping (cuMemCreate, cuMemMap) is this
+ * file's, and a growth that fails leaves the pool as it was. */
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow_plan.h"
 #include "kdalloc/kdalloc.h"
 
 static int cuda_failed(cudaError_t e, const char *what, char *err, size_t errlen)
@@ -299,18 +304,12 @@ static void release_range(kda_pool *pool)
     }
 }
 
-static uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
-
-/* A growable pool; on failure its caller destroys what was made. */
+/* A growable pool (its sizes as grow_plan.h decides them, as a host
+ * pool's); on failure its caller destroys what was made. */
 static int create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char *err, size_t errlen)
 {
     memset(pool, 0, sizeof *pool);
-    const char *why;
-    if (!kda_allocator_grows(&why)) {
-        snprintf(err, errlen, "%s cannot grow its pool: %s", KDA_ALLOC_NAME, why);
-        return -1;
-    }
-    if (vmm_load(err, errlen)) return -1;
+    if (grow_refused(err, errlen) || vmm_load(err, errlen)) return -1;
     CUmemAllocationProp prop = vmm_prop();
     size_t granule = 0;
     if (vmm_failed(vmm.granularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
@@ -321,26 +320,11 @@ static int create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char 
         cuda_failed(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count",
                     err, errlen))
         return -1;
-    kda_plan *plan = &pool->plan;
     pool->on_device = 1;
     pool->granule = granule;
     pool->n_sms = (uint32_t)sms;
-    if (start < kda_allocator_min_pool()) start = kda_allocator_min_pool(); /* as a fixed pool needs */
-    start = round_up(start ? start : 1, granule);
-    plan->limit_bytes = limit / granule * granule;
-    if (plan->limit_bytes < start) plan->limit_bytes = start;
-    pool->heap.bytes = start;
-    uint64_t asked = plan->limit_bytes;
-    if (kda_alloc_plan(&pool->heap, plan, start, (uint32_t)sms, err, errlen)) return -1;
-    plan->limit_bytes = plan->limit_bytes / granule * granule; /* what the allocator can address, in granules */
-    pool->limit_by_allocator = plan->limit_bytes < asked;
-    if (plan->limit_bytes >= start && kda_alloc_plan(&pool->heap, plan, start, (uint32_t)sms, err, errlen))
-        return -1;
-    if (plan->limit_bytes < start) {
-        snprintf(err, errlen, "%s cannot address a pool of %.1f MiB", KDA_ALLOC_NAME, (double)start / (1 << 20));
-        return -1;
-    }
-    pool->start_bytes = start;
+    if (grow_plan_create(pool, start, limit, err, errlen)) return -1;
+    kda_plan *plan = &pool->plan;
     CUdeviceptr va = 0;
     char what[96];
     snprintf(what, sizeof what, "reserving %.1f GiB of GPU addresses for the pool",
@@ -350,8 +334,9 @@ static int create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char 
         return -1;
     }
     pool->heap.base = (unsigned char *)(uintptr_t)va;
-    snprintf(what, sizeof what, "allocating the state of a pool of %.1f MiB on the GPU", (double)start / (1 << 20));
-    if (map_more(pool, start, err, errlen) || new_state_block(pool, what, err, errlen)) return -1;
+    snprintf(what, sizeof what, "allocating the state of a pool of %.1f MiB on the GPU",
+             grow_mib(pool->start_bytes));
+    if (map_more(pool, pool->start_bytes, err, errlen) || new_state_block(pool, what, err, errlen)) return -1;
     return kda_pool_reset(pool, err, errlen);
 }
 
@@ -366,23 +351,8 @@ __global__ void grow_pool(kda_heap before, kda_heap after) { kda_alloc_grow(&bef
 
 extern "C" int kda_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
 {
-    uint64_t limit = pool->plan.limit_bytes;
-    if (!limit) {
-        snprintf(err, errlen, "this pool was created at a fixed size and cannot grow");
-        return -1;
-    }
-    uint64_t want = round_up(bytes, pool->granule);
-    if (want > limit) want = limit;
-    if (want <= pool->heap.bytes) {
-        if (pool->heap.bytes >= limit)
-            snprintf(err, errlen, "the pool cannot grow past its limit of %.1f MiB (%s)", (double)limit / (1 << 20),
-                     pool->limit_by_allocator ? "the most " KDA_ALLOC_NAME " addresses"
-                                              : "what the GPU had free when the pool was made");
-        else
-            snprintf(err, errlen, "the pool holds %.1f MiB already, no less than the %.1f MiB asked for",
-                     (double)pool->heap.bytes / (1 << 20), (double)bytes / (1 << 20));
-        return -1;
-    }
+    uint64_t want = grow_target(pool, bytes, "what the GPU had free when the pool was made", err, errlen);
+    if (!want) return -1;
     if (map_more(pool, want, err, errlen)) return -1;
     kda_heap after = pool->heap;
     kda_alloc_grow_heap(&after, want);

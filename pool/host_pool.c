@@ -1,5 +1,10 @@
 /* host_pool.c - pools in host memory, so that CPU threads run the very same
- * allocator code as the GPU (the tests do; the kdalloc binary does not). */
+ * allocator code as the GPU (the tests do; the kdalloc binary does not).
+ *
+ * Invariants.  A host pool is laid out as a device pool of the same size
+ * would be (the same kda_alloc_plan, a state block as aligned); a growable
+ * one is sized by grow_plan.h, as a device pool is, and only its mapping
+ * (mmap, mprotect) is this file's. */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS and MAP_NORESERVE, madvise */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "grow_plan.h"
 #include "kdalloc/kdalloc.h"
 
 _Thread_local uint32_t kda_host_sm, kda_host_warp;
@@ -102,41 +108,24 @@ void kda_host_pool_destroy(kda_pool *pool)
 
 /* A growable host pool: `limit` bytes of addresses reserved without access
  * (mmap), the first `start` opened (mprotect), more opened by each growth,
- * so that blocks never move, as in a growable device pool. */
+ * so that blocks never move, as in a growable device pool (grow_plan.h
+ * decides the sizes for both). */
 int kda_host_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit, uint32_t n_sms, char *err,
                                   size_t errlen)
 {
     memset(pool, 0, sizeof *pool);
-    const char *why;
-    if (!kda_allocator_grows(&why) || !KDA_ALLOC_HOST) {
-        snprintf(err, errlen, "%s cannot grow its pool: %s", KDA_ALLOC_NAME, why ? why : "no host pool");
-        return -1;
-    }
+    if (grow_refused(err, errlen)) return -1;
 #if KDA_ALLOC_HOST
-    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-    if (start < kda_allocator_min_pool()) start = kda_allocator_min_pool(); /* as a fixed pool needs */
-    start = (start + page - 1) / page * page;
-    pool->granule = page;
+    pool->granule = (uint64_t)sysconf(_SC_PAGESIZE);
     pool->n_sms = n_sms;
+    if (grow_plan_create(pool, start, limit, err, errlen)) {
+        memset(pool, 0, sizeof *pool);
+        return -1;
+    }
     kda_plan *plan = &pool->plan;
-    plan->limit_bytes = limit / page * page < start ? start : limit / page * page;
-    pool->heap.bytes = start;
-    uint64_t asked = plan->limit_bytes;
-    if (kda_alloc_plan(&pool->heap, plan, start, n_sms, err, errlen)) {
-        memset(pool, 0, sizeof *pool);
-        return -1;
-    }
-    plan->limit_bytes = plan->limit_bytes / page * page;
-    pool->limit_by_allocator = plan->limit_bytes < asked;
-    if (plan->limit_bytes < start || kda_alloc_plan(&pool->heap, plan, start, n_sms, err, errlen)) {
-        snprintf(err, errlen, "%s cannot address a pool of %llu bytes", KDA_ALLOC_NAME, (unsigned long long)start);
-        memset(pool, 0, sizeof *pool);
-        return -1;
-    }
-    pool->start_bytes = start;
     void *range = mmap(NULL, plan->limit_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     pool->state_block = new_state_block(&pool->heap, plan->state_bytes);
-    if (range == MAP_FAILED || !pool->state_block || mprotect(range, start, PROT_READ | PROT_WRITE)) {
+    if (range == MAP_FAILED || !pool->state_block || mprotect(range, pool->start_bytes, PROT_READ | PROT_WRITE)) {
         if (range != MAP_FAILED) munmap(range, plan->limit_bytes);
         free(pool->state_block);
         memset(pool, 0, sizeof *pool);
@@ -149,29 +138,15 @@ int kda_host_pool_create_growable(kda_pool *pool, uint64_t start, uint64_t limit
     return 0;
 #else
     (void)start, (void)limit, (void)n_sms;
+    snprintf(err, errlen, "%s cannot grow its pool: no host pool", KDA_ALLOC_NAME);
     return -1;
 #endif
 }
 
 int kda_host_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
 {
-    uint64_t limit = pool->plan.limit_bytes;
-    if (!limit) {
-        snprintf(err, errlen, "this pool was created at a fixed size and cannot grow");
-        return -1;
-    }
-    uint64_t want = (bytes + pool->granule - 1) / pool->granule * pool->granule;
-    if (want > limit) want = limit;
-    if (want <= pool->heap.bytes) {
-        if (pool->heap.bytes >= limit)
-            snprintf(err, errlen, "the pool cannot grow past its limit of %llu bytes (%s)", (unsigned long long)limit,
-                     pool->limit_by_allocator ? "the most " KDA_ALLOC_NAME " addresses"
-                                              : "the limit the " KDA_ALLOC_NAME " pool was made with");
-        else
-            snprintf(err, errlen, "the pool holds %llu bytes already, no less than the %llu asked for",
-                     (unsigned long long)pool->heap.bytes, (unsigned long long)bytes);
-        return -1;
-    }
+    uint64_t want = grow_target(pool, bytes, "the limit the " KDA_ALLOC_NAME " pool was made with", err, errlen);
+    if (!want) return -1;
     if (mprotect(pool->heap.base + pool->heap.bytes, want - pool->heap.bytes, PROT_READ | PROT_WRITE)) {
         snprintf(err, errlen, "cannot open %llu more bytes of the pool", (unsigned long long)(want - pool->heap.bytes));
         return -1;
