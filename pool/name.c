@@ -12,6 +12,10 @@ uint64_t kda_allocator_min_pool(void) { return KDA_ALLOC_MIN_POOL; }
 #ifndef KDA_ALLOC_NO_GROW_WHY
 #define KDA_ALLOC_NO_GROW_WHY NULL
 #endif
+/* An allocator that, full, overwrites its oldest blocks says so. */
+#ifndef KDA_ALLOC_WRAPS
+#define KDA_ALLOC_WRAPS 0
+#endif
 
 static int answer(int yes, const char *why_not, const char **why)
 {
@@ -21,6 +25,13 @@ static int answer(int yes, const char *why_not, const char **why)
 
 int kda_allocator_builds(const char **why) { return answer(KDA_ALLOC_BUILDS, KDA_ALLOC_NO_BUILD_WHY, why); }
 int kda_allocator_grows(const char **why) { return answer(KDA_ALLOC_GROWS, KDA_ALLOC_NO_GROW_WHY, why); }
+
+kda_traits kda_allocator_traits(void)
+{
+    kda_traits t = {KDA_ALLOC_FREES, KDA_ALLOC_GROWS, KDA_ALLOC_WRAPS, KDA_ALLOC_MIN_POOL, NULL};
+    kda_allocator_grows(&t.no_grow_why);
+    return t;
+}
 
 const char *kda_allocator_list(void) { return KDA_ALLOCATOR_LIST; }
 const char *kda_allocator_id(void) { return KDA_ALLOCATOR_ID; }

@@ -104,6 +104,66 @@ int kda_allocator_builds(const char **why);
 /* The smallest pool it accepts, in bytes (0: any). */
 uint64_t kda_allocator_min_pool(void);
 
+/* What an allocator is, as far as sizing its pool goes: the answers of
+ * the functions above, and whether, full, it overwrites its oldest blocks
+ * instead of returning NULL (AWMalloc's ring: a workload that asked for
+ * more than the pool holds may have lost live blocks). */
+typedef struct kda_traits {
+    int frees;               /* kda_allocator_frees() */
+    int grows;               /* kda_allocator_grows(&no_grow_why) */
+    int wraps;               /* full, it overwrites instead of failing */
+    uint64_t min_pool;       /* kda_allocator_min_pool() */
+    const char *no_grow_why; /* grows == 0: why not */
+} kda_traits;
+/* The allocator compiled in. */
+kda_traits kda_allocator_traits(void);
+
+/* ---- sizing a pool for a workload (no GPU needed; cost: none) ---- */
+
+/* What a workload asks of its pool.  Sizes are in multiples of
+ * `unit_bytes`, the workload's own measure (the k-d tree build's is its
+ * root array, 4 bytes a triangle). */
+typedef struct kda_pool_ask {
+    uint64_t unit_bytes;
+    double factor;        /* a fixed pool of factor x unit_bytes ... */
+    uint64_t bytes;       /* ... or of these bytes (non-zero: wins) */
+    int grow;             /* a pool that grows instead, where it can */
+    double start_factor;  /* grow: map this x unit_bytes first (0: the default) */
+    uint64_t limit;       /* grow: grow to at most this (0: free_bytes) */
+    uint64_t free_bytes;  /* grow: the device's free memory */
+    const char *device_cannot_grow; /* grow: why the device cannot back a
+                                     * growable pool (kda_pool_growth_supported), or NULL */
+} kda_pool_ask;
+
+/* The pool to make: kda_pool_create(start), or with grows
+ * kda_pool_create_growable(start, limit). */
+typedef struct kda_pool_sizing {
+    int grows;
+    uint64_t start;        /* fixed: the pool; grows: what it maps first */
+    uint64_t limit;        /* grows: the most it may map; fixed: start */
+    int raised;            /* fixed: the factor asked for less than the
+                            * allocator's minimum pool, taken instead */
+    const char *fixed_why; /* grow asked, a fixed pool planned: why */
+} kda_pool_sizing;
+
+/* Sizes the pool of a workload `ask` for an allocator `a` (usually
+ * kda_allocator_traits()).  Pure arithmetic: no device, no memory.  Rules:
+ *   - a pool grows where ask->grow, a->grows and no device_cannot_grow; it
+ *     starts at start_factor x unit_bytes (default 2, or 32 where the
+ *     allocator never frees: such a pool must hold every request, 12-70x
+ *     the k-d tree build's root array, and each growth step costs the
+ *     workload a relaunch), raised to a->min_pool; its limit is the
+ *     smaller of ask->limit (where non-zero) and free_bytes, and never
+ *     below start;
+ *   - otherwise the pool is fixed: ask->bytes, or else factor x
+ *     unit_bytes, rounded up to 16 bytes; a factor's pool below
+ *     a->min_pool is raised to it (`raised` says so; an explicit size
+ *     below the minimum is kept, and kda_pool_create refuses it); where
+ *     growth was asked, fixed_why gives the allocator's reason, else the
+ *     device's.
+ * Fractional products are truncated before any rounding. */
+kda_pool_sizing kda_pool_plan_for(const kda_traits *a, const kda_pool_ask *ask);
+
 /* ---- device pools (CUDA builds; the current device) ---- */
 
 /* A pool of `bytes` (rounded down to 16) of device memory, laid out and
