@@ -197,6 +197,22 @@ static void say_cpu(const tree_source *ts, const char *why)
 }
 
 #if KDA_HAVE_CUDA
+/* The builder's message for a build that failed, with what to change on
+ * this command line where the pool ran short: the builder names the cause
+ * and the sizes (g->pool_short), the options are this program's. */
+static void say_build_failed(const tree_source *ts, const gpu_build_stats *g, const char *err)
+{
+    switch (g->pool_short) {
+    case GPU_POOL_EXHAUSTED:
+    case GPU_POOL_OVERWRITTEN:
+        if (ts->pool_mb) cli_error("%s; rerun with --pool-mb > %llu", err, (unsigned long long)ts->pool_mb);
+        else cli_error("%s; rerun with --pool-factor > %g", err, ts->pool_factor);
+        break;
+    case GPU_POOL_WRAPPED: cli_error("%s; rerun with a larger --pool-factor or --pool-mb", err); break;
+    default: cli_error("%s", err); break; /* a growable pool at its limit: the GPU's memory, no option */
+    }
+}
+
 static int build_gpu(const tree_source *ts, const scene *s, tree_result *r)
 {
     char err[CLI_ERR];
@@ -220,7 +236,11 @@ static int build_gpu(const tree_source *ts, const scene *s, tree_result *r)
         fflush(stdout);
         _exit(1);
     }
-    if (rc || gpu_tree_download(&r->gpu, &r->host, err, sizeof err)) {
+    if (rc) {
+        say_build_failed(ts, &r->gpu_stats, err);
+        return -1;
+    }
+    if (gpu_tree_download(&r->gpu, &r->host, err, sizeof err)) {
         cli_error("%s", err);
         return -1;
     }

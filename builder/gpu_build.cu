@@ -1,7 +1,8 @@
 /* gpu_build.cu - the GPU builder's entry points (gpu_build.h): the device
- * check and name, and gpu_build, which sizes the grid and the arrays, runs
- * the warm-up build (whose statistics are reported) and the timed builds,
- * and hands the tree over.
+ * check and name, and gpu_build, which makes the pool that
+ * kda_pool_plan_for sizes (pool/pool_plan.c: the policy is the library's),
+ * sizes the grid and the arrays, runs the warm-up build (whose statistics
+ * are reported) and the timed builds, and hands the tree over.
  *
  * This is the one translation unit that holds the build's device code:
  * the build kernel (gpu_kernel.cuh and what it includes), the setup
@@ -28,7 +29,8 @@
  * keep on an SM, times the SMs.  The warm-up build runs first and alone
  * collects statistics; every timed build must repeat it exactly
  * (builds_differ), and a build stopped by a full array is rerun after that
- * array grew. */
+ * array grew.  A failure names its cause and sizes (stats->pool_short),
+ * never a command-line option: advice is the caller's. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -133,15 +135,29 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
         snprintf(err, errlen, "%u triangles: the tree layout holds at most %u", n, KDTREE_MAX_COUNT);
         return -1;
     }
+    /* The pool kda_pool_plan_for sizes: the root array is the unit, and a
+     * pool that grows is capped at the GPU's free memory. */
     uint64_t root_bytes = (uint64_t)n * sizeof(uint32_t);
-    uint64_t pool_bytes = opt->pool_bytes ? opt->pool_bytes : (uint64_t)(opt->pool_factor * (double)root_bytes);
-    pool_bytes = (pool_bytes + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
-    /* An allocator's minimum pool (Halloc's) is taken where the factor asks
-     * for less, as the paper did; an explicit size below it is refused. */
-    if (!opt->pool_bytes && pool_bytes < kda_allocator_min_pool()) {
-        pool_bytes = kda_allocator_min_pool();
-        stats->pool_raised = 1;
+    kda_pool_ask ask;
+    memset(&ask, 0, sizeof ask);
+    ask.unit_bytes = root_bytes;
+    ask.factor = opt->pool_factor;
+    ask.bytes = opt->pool_bytes;
+    ask.grow = opt->pool_auto;
+    ask.start_factor = opt->pool_start;
+    ask.limit = opt->pool_limit;
+    if (opt->pool_auto) {
+        size_t free_bytes = 0, total_bytes = 0;
+        if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+            snprintf(err, errlen, "reading the GPU's free memory: %s", cudaGetErrorString(cudaGetLastError()));
+            return -1;
+        }
+        ask.free_bytes = free_bytes;
+        kda_pool_growth_supported(&ask.device_cannot_grow);
     }
+    const kda_traits traits = kda_allocator_traits();
+    const kda_pool_sizing sizing = kda_pool_plan_for(&traits, &ask);
+    uint64_t pool_bytes = sizing.start;
 
     kda_pool pool;
     memset(&pool, 0, sizeof pool);
@@ -152,27 +168,15 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     build_state st, warm;
     launch_shape shape;
     pool_growth grew;
+    memset(&grew, 0, sizeof grew);
 
-    const char *why_fixed = NULL;
-    if (opt->pool_auto && kda_allocator_grows(&why_fixed) && kda_pool_growth_supported(&why_fixed)) {
-        /* Addresses for as much as the GPU has free; memory as it is needed. */
-        size_t free_bytes = 0, total_bytes = 0;
-        /* An allocator that never reuses memory must hold every request:
-         * 12-70x the root array on the shared scenes, so it starts at 32x
-         * instead of growing five times from 2x (each growth step costs a
-         * relaunch, docs/builder.md). */
-        double factor = opt->pool_start > 0 ? opt->pool_start : kda_allocator_frees() ? 2.0 : 32.0;
-        double start = factor * (double)root_bytes;
-        if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
-            snprintf(err, errlen, "reading the GPU's free memory: %s", cudaGetErrorString(cudaGetLastError()));
-            return -1;
-        }
-        uint64_t limit = opt->pool_limit && opt->pool_limit < free_bytes ? opt->pool_limit : free_bytes;
-        if (kda_pool_create_growable(&pool, (uint64_t)start, limit, err, errlen)) return -1;
+    if (sizing.grows) { /* addresses for as much as the GPU has free; memory as it is needed */
+        if (kda_pool_create_growable(&pool, sizing.start, sizing.limit, err, errlen)) return -1;
         stats->pool_grows = 1;
         stats->pool_start_bytes = pool.start_bytes;
     } else {
-        stats->pool_fixed_why = opt->pool_auto ? why_fixed : NULL;
+        stats->pool_fixed_why = sizing.fixed_why;
+        stats->pool_raised = sizing.raised;
         if (kda_pool_create(&pool, pool_bytes, err, errlen)) return -1;
     }
 
@@ -215,7 +219,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
         if (rc) goto fail;
         if (st.error.v == BUILD_OK) break;
         if (attempt + 1 >= MAX_ATTEMPTS || !grow_full_array(&b, st.error.v)) {
-            describe_failure(&st, opt, pool_bytes, err, errlen);
+            describe_failure(&st, pool_bytes, &stats->pool_short, err, errlen);
             goto fail;
         }
     }
@@ -245,9 +249,7 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     stats->chunks = st.profile[PROF_CHUNKS];
     stats->queue_pops = st.profile[PROF_POPS];
     stats->tasks_shared = st.profile[PROF_SHARED];
-#if defined(KDA_ALLOCATOR_AWMALLOC)
-    stats->pool_wrapped = st.alloc_bytes > pool_bytes;
-#endif
+    stats->pool_wrapped = traits.wraps && st.alloc_bytes > pool_bytes;
     warm = st;
 
     times = (float *)malloc(repeat * sizeof *times);
@@ -263,10 +265,13 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
         if (rc == GPU_BUILD_STALLED) return rc;
         if (rc) goto fail;
         if (st.error.v == BUILD_OK) {
-            if (builds_differ(&warm, &st, stats->pool_wrapped, err, errlen)) goto fail;
+            if (builds_differ(&warm, &st, stats->pool_wrapped, err, errlen)) {
+                if (stats->pool_wrapped) stats->pool_short = GPU_POOL_WRAPPED;
+                goto fail;
+            }
             r++;
         } else if (++attempt >= MAX_ATTEMPTS || !grow_full_array(&b, st.error.v)) {
-            describe_failure(&st, opt, pool_bytes, err, errlen);
+            describe_failure(&st, pool_bytes, &stats->pool_short, err, errlen);
             goto fail;
         }
     }
@@ -304,6 +309,11 @@ extern "C" int gpu_build(const gpu_scene *g, const gpu_build_options *opt, gpu_t
     kda_pool_destroy(&pool);
     return 0;
 fail:
+    if (grew.stuck) stats->pool_short = GPU_POOL_AT_LIMIT;
+    if (stats->pool_short) { /* the pool it ran short with */
+        stats->pool_bytes = pool.heap.bytes;
+        stats->n_alloc = st.n_alloc;
+    }
     free(times);
     free_buffers(&b);
     kda_pool_destroy(&pool);

@@ -48,20 +48,36 @@ typedef struct gpu_tree {
     float lo[3], hi[3];
 } gpu_tree;
 
+/* The pool is what kda_pool_plan_for (kdalloc.h) sizes for these numbers,
+ * the root array's bytes its unit and the GPU's free memory its cap. */
 typedef struct gpu_build_options {
     double pool_factor;   /* fixed pool = factor x the root array's bytes ... */
     uint64_t pool_bytes;  /* ... unless this is non-zero */
     int pool_auto;        /* a pool that grows instead (where the allocator can:
                            * else the fixed pool above, and stats say why) */
     double pool_start;    /* pool_auto: it starts at this factor x the root array
-                           * (0: 2, or 32 for an allocator that never reuses
-                           * memory), rounded up to the GPU's mapping granule */
+                           * (0: kda_pool_plan_for's default), rounded up to
+                           * the GPU's mapping granule */
     uint64_t pool_step;   /* pool_auto: grow by this much (0: double; tests) */
     uint64_t pool_limit;  /* pool_auto: grow to at most this much (0: the GPU's free memory) */
     uint32_t repeat;      /* timed builds after the warm-up (>= 1) */
     uint32_t queue_capacity; /* first size of the task queue (grown on overflow); 0: from the scene */
     double watchdog_s;    /* a build that makes no progress this long is stuck; 0: 10 s; < 0: no watchdog */
 } gpu_build_options;
+
+/* What a build that failed ran short of (gpu_build_stats.pool_short), for
+ * the caller to advise on: the builder names causes and sizes, never the
+ * caller's options. */
+typedef enum gpu_pool_short {
+    GPU_POOL_ENOUGH = 0,  /* the build did not fail for want of pool */
+    GPU_POOL_EXHAUSTED,   /* the fixed pool could not serve a request */
+    GPU_POOL_OVERWRITTEN, /* the allocator reused live arrays of its fixed pool
+                           * (a ring that wrapped), and the build read them */
+    GPU_POOL_WRAPPED,     /* a timed build differed from the warm-up build
+                           * because the ring wrapped (pool_wrapped) */
+    GPU_POOL_AT_LIMIT     /* a growable pool could grow no further: its limit,
+                           * or the GPU's memory (the message says which) */
+} gpu_pool_short;
 
 typedef struct gpu_build_stats {
     kdtree_stats tree;          /* build_ms = median of the timed builds */
@@ -79,9 +95,13 @@ typedef struct gpu_build_stats {
     double grow_ms;             /* ... and the host time they took */
     int pool_raised;            /* the factor asked for less than the allocator's
                                  * minimum pool, which was taken instead */
-    int pool_wrapped;           /* AWMalloc: more was allocated than the pool
-                                   holds, so its ring overwrote old blocks:
-                                   the tree must be checked before use */
+    int pool_wrapped;           /* an allocator that wraps (kda_traits.wraps,
+                                   AWMalloc) was asked for more than the pool
+                                   holds, so it overwrote old blocks: the
+                                   tree must be checked before use */
+    gpu_pool_short pool_short;  /* a failed build: what it ran short of; then
+                                   pool_bytes is the pool it had and n_alloc
+                                   its allocations so far */
     int registers;              /* per thread of the build kernel */
     /* Where the warps' cycles went in the warm-up build: waiting for work,
      * nodes done by one warp (of which allocating and freeing), chunks of
@@ -93,9 +113,10 @@ typedef struct gpu_build_stats {
 } gpu_build_stats;
 
 /* Builds the tree.  On failure returns -1 with a message: the pool is
- * exhausted ("pool exhausted after K allocations; rerun with --pool-factor
- * > F"; a growable pool: the GPU's memory is), device memory ran out, or
- * a CUDA call failed.  Queue, node and
+ * exhausted ("pool exhausted after K allocations (CountedBump pool of M
+ * MiB)"; a growable pool: its limit or the GPU's memory is), and
+ * stats->pool_short says so; or device memory ran out, or a CUDA call
+ * failed.  Queue, node and
  * reference arrays that turn out too small are grown and the build rerun.
  * Returns GPU_BUILD_STALLED, with the allocator and the build's state in
  * the message, when the build kernel made no progress for

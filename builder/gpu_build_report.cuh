@@ -7,7 +7,8 @@
  * never touches the device.  Builds of one scene are repeatable (the same
  * nodes and the same requests, docs/builder.md), so any difference
  * between the warm-up build and a timed one is reported as an error, never
- * averaged away. */
+ * averaged away.  Messages name causes and sizes, never the caller's
+ * options: what a user should change is the caller's to say. */
 #ifndef KDA_GPU_BUILD_REPORT_CUH
 #define KDA_GPU_BUILD_REPORT_CUH
 
@@ -79,26 +80,25 @@ static void probe_print(const build_state *st)
 #endif
 
 /* The message for a build that stopped with an error other than a full
- * array (those are grown and the build rerun). */
-static void describe_failure(const build_state *st, const gpu_build_options *opt, uint64_t pool_bytes, char *err,
+ * array (those are grown and the build rerun), and what it ran short of
+ * in *pool_short: the cause and the sizes, for the caller to advise on. */
+static void describe_failure(const build_state *st, uint64_t pool_bytes, gpu_pool_short *pool_short, char *err,
                              size_t errlen)
 {
-    char hint[64];
-    if (opt->pool_bytes)
-        snprintf(hint, sizeof hint, "rerun with --pool-mb > %llu", (unsigned long long)(opt->pool_bytes >> 20));
-    else
-        snprintf(hint, sizeof hint, "rerun with --pool-factor > %g", opt->pool_factor);
     double mib = (double)pool_bytes / (1 << 20);
-    if (st->error.v == BUILD_POOL_EXHAUSTED)
-        snprintf(err, errlen, "pool exhausted after %llu allocations (%s pool of %.1f MiB); %s",
-                 (unsigned long long)st->n_alloc, kda_allocator_name(), mib, hint);
-    else if (st->error.v == BUILD_CORRUPT)
-        snprintf(err, errlen, "the build read overwritten memory: %s reused live arrays of its %.1f MiB pool; %s",
-                 kda_allocator_name(), mib, hint);
-    else if (st->error.v >= BUILD_QUEUE_FULL && st->error.v <= BUILD_REFS_FULL)
+    if (st->error.v == BUILD_POOL_EXHAUSTED) {
+        *pool_short = GPU_POOL_EXHAUSTED;
+        snprintf(err, errlen, "pool exhausted after %llu allocations (%s pool of %.1f MiB)",
+                 (unsigned long long)st->n_alloc, kda_allocator_name(), mib);
+    } else if (st->error.v == BUILD_CORRUPT) {
+        *pool_short = GPU_POOL_OVERWRITTEN;
+        snprintf(err, errlen, "the build read overwritten memory: %s reused live arrays of its %.1f MiB pool",
+                 kda_allocator_name(), mib);
+    } else if (st->error.v >= BUILD_QUEUE_FULL && st->error.v <= BUILD_REFS_FULL) {
         snprintf(err, errlen, "the build's arrays kept overflowing after %d attempts", MAX_ATTEMPTS);
-    else
+    } else {
         snprintf(err, errlen, "the build kernel stopped with unknown error %u", st->error.v);
+    }
 }
 
 /* Builds of one scene are repeatable: the same nodes and the same
@@ -115,8 +115,8 @@ static int builds_differ(const build_state *warm, const build_state *st, int wra
                      st->n_nodes.v);
     if (n < 0 || (size_t)n >= errlen) return -1;
     if (wrapped)
-        snprintf(err + n, errlen - (size_t)n, "%s wrapped around its pool and overwrote live arrays; rerun with a "
-                 "larger --pool-factor or --pool-mb", kda_allocator_name());
+        snprintf(err + n, errlen - (size_t)n, "%s wrapped around its pool and overwrote live arrays",
+                 kda_allocator_name());
     else
         snprintf(err + n, errlen - (size_t)n, "a builder or %s bug, please report it with the scene",
                  kda_allocator_name());

@@ -123,6 +123,7 @@ fail:
 typedef struct pool_growth {
     uint32_t steps; /* growth steps (each a parked launch, grown, resumed) */
     double ms;      /* host time in kda_pool_grow */
+    int stuck;      /* the build failed because the pool could not grow */
 } pool_growth;
 
 /* Runs one build; the counters it ends with land in *out.  With a growable
@@ -182,6 +183,7 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
             snprintf(why, sizeof why, "%s", err);
             snprintf(err, errlen, "pool exhausted after %llu allocations at %.1f MiB: %s",
                      (unsigned long long)out->n_alloc, (double)had / (1 << 20), why);
+            grew->stuck = 1;
             goto fail;
         }
         grew->ms += 1e3 * (seconds_now() - t0);
