@@ -6,6 +6,7 @@
 
 #define KDA_ALLOC_NAME "AWMalloc"
 #define KDA_ALLOC_FREES 0
+#define KDA_ALLOC_WRAPS 1
 #define KDA_ALLOC_NO_GROW_WHY "it never runs out: its ring wraps round over the oldest blocks"
 #include "bump_api.h"
 

@@ -133,6 +133,8 @@
 #define KDA_ALLOC_BUILDS 1
 #define KDA_ALLOC_MIN_POOL (64ull << 10) /* 16 chunks of 4 KiB */
 #define KDA_ALLOC_GROWS 1
+#define KDA_ALLOC_CHUNKS 1
+#define KDA_ALLOC_REUSES_HOLES 1
 
 #define SB_CLASSES 20
 #define SB_MIN_CHUNK 4096u
