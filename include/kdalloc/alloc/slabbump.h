@@ -175,7 +175,7 @@ typedef struct kda_state {
 #include "kdalloc/detail/heap.h"
 
 /* Tests' seams: with KDA_TEST_SEAMS (the host tests only) the steps named
- * below call sb_test_seam (tests/alloc_slabbump.c), which may stall the
+ * below call sb_test_seam (tests/alloc/alloc_slabbump.c), which may stall the
  * thread there, so that a test can put another thread's steps in between.
  * Elsewhere they compile to nothing. */
 enum { SB_SEAM_QUEUED = 1, SB_SEAM_COUNTED, SB_SEAM_INSTALLED };

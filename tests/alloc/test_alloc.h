@@ -36,7 +36,7 @@ static inline void check_pointer(const kda_pool *pool, const void *p, uint64_t s
 
 /* The allocator's state says every block is free again: for the circular
  * allocators a walk of the whole chunk list, for those with tests of their
- * own (tests/alloc_<name>.c) their check, for the bump allocators nothing
+ * own (tests/alloc/alloc_<name>.c) their check, for the bump allocators nothing
  * (they keep no state to check).  Defined in test_alloc_state.c. */
 void expect_all_free(const kda_pool *pool);
 

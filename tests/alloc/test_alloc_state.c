@@ -6,7 +6,7 @@
  * Allocators with a chunk list (KDA_ALLOC_HAS_CHUNK_LIST, the CMalloc
  * family): a walk of the whole list (kda_scan_circular) that must
  * be well formed, every chunk free, the chunk sizes adding up to the pool.
- * Allocators with tests of their own (tests/alloc_<name>.c, named by
+ * Allocators with tests of their own (tests/alloc/alloc_<name>.c, named by
  * KDA_ALLOC_TESTS and included here): their check, read from their own
  * state, and their tests, each with its own oracle (see that file).  The
  * others (the bump allocators) keep no state to check. */

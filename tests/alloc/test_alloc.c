@@ -11,7 +11,7 @@
  *                          host pool;
  *   test_alloc_state.c     the check that the allocator's state is whole
  *                          again, and the allocator's own tests
- *                          (tests/alloc_<name>.c);
+ *                          (tests/alloc/alloc_<name>.c);
  *   test_alloc_circular.c  allocators with a chunk list (the CMalloc
  *                          family): its layout and walks;
  *   test_alloc_bump.c      allocators that hand out consecutive blocks;
