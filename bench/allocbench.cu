@@ -242,7 +242,7 @@ static void test_regs(void)
     printf("regs,%s,%d,%d\n", kda_allocator_name(), plain.numRegs, coalesced.numRegs);
 }
 
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST)
 typedef struct frag_sum {
     double internal;
     uint64_t used;
@@ -484,7 +484,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(test, "acd-iters")) test_acd_iters(&b);
     else if (!strcmp(test, "p")) test_p(&b);
     else if (!strcmp(test, "warps")) test_warps(&b);
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR) || defined(KDA_ALLOC_HAS_BLOCK_BYTES)
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST) || defined(KDA_ALLOC_HAS_BLOCK_BYTES)
     else if (!strcmp(test, "frag")) test_frag(&b);
 #else
     else if (!strcmp(test, "frag"))

@@ -44,7 +44,9 @@ wait $P2 || { echo "device_checks: building kdalloc failed ($O/build_compare.log
 el built
 
 for t in $TESTS; do
-  timeout -k 10 150 $B/tests/$t --jobs 8 > "$O/$t.txt" 2>&1
+  exe=$B/tests/alloc/$t # the allocators' and the GPU build's tests; the others in tests/
+  [ -x "$exe" ] || exe=$B/tests/$t
+  timeout -k 10 150 "$exe" --jobs 8 > "$O/$t.txt" 2>&1
   echo "$t rc $? $(tail -1 "$O/$t.txt")"
 done | tee "$O/tests.txt"
 grep -q "rc [^0]" "$O/tests.txt" && failed=1
@@ -71,12 +73,12 @@ san() {
   san memcheck slabbump-reuse build-compare/kdalloc-allocbench-slabbump --test reuse --size 64 --pool-bytes 33554432
   case " $(echo $TESTS) " in *" test_gpu_build_gallatin "*)
     san memcheck gallatin-teapot build-compare/kdalloc-gallatin build --gpu --pool-factor 200 --watchdog 0 "$S/teapot.obj.gz" ;; esac
-  # CountedBump with slots shared by several SMs (tests/test_gpu_countedbump.c), smaller grids under the tools
+  # CountedBump with slots shared by several SMs (tests/alloc/test_gpu_countedbump.c), smaller grids under the tools
   export KDA_STRESS_WARPS=256
   for t in one_slot_for_every_sm four_sms_a_slot_every_lane tight_pool_shared_slots; do
-    san racecheck "countedbump-$t" --target-processes all $B/tests/test_gpu_countedbump --jobs 1 --filter "gpu_countedbump/$t"
+    san racecheck "countedbump-$t" --target-processes all $B/tests/alloc/test_gpu_countedbump --jobs 1 --filter "gpu_countedbump/$t"
   done
-  san memcheck countedbump-shared-slots --target-processes all $B/tests/test_gpu_countedbump --jobs 1
+  san memcheck countedbump-shared-slots --target-processes all $B/tests/alloc/test_gpu_countedbump --jobs 1
   unset KDA_STRESS_WARPS
 } 2>&1 | tee "$O/sanitizers.txt"
 grep -q "rc [^0]" "$O/sanitizers.txt" && failed=1

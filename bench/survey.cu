@@ -313,7 +313,7 @@ static void exhaustion(survey *s, uint32_t size)
  * state.  For CUDA's malloc, whose state is hidden, the pool's capacity for
  * 16 KiB blocks.  The soak prints the measure's name, and its value on the
  * fresh pool and after the soak. */
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST)
 #define SOAK_CHECK "used bytes in the chunk list"
 static unsigned long long soak_check(survey *s, int *well_formed)
 {

@@ -12,10 +12,6 @@ uint64_t kda_allocator_min_pool(void) { return KDA_ALLOC_MIN_POOL; }
 #ifndef KDA_ALLOC_NO_GROW_WHY
 #define KDA_ALLOC_NO_GROW_WHY NULL
 #endif
-/* An allocator that, full, overwrites its oldest blocks says so. */
-#ifndef KDA_ALLOC_WRAPS
-#define KDA_ALLOC_WRAPS 0
-#endif
 
 static int answer(int yes, const char *why_not, const char **why)
 {

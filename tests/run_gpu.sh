@@ -42,7 +42,7 @@ sanitize() { # tool log command...
 step "compute-sanitizer"
 for a in $allocators; do
   KDA_STRESS_WARPS=256 sanitize memcheck "$logs/memcheck_alloc_$a.log" \
-    "$build/tests/test_gpu_alloc_$a" --jobs 1 --filter 'gpu_alloc/warp_coalesced'
+    "$build/tests/alloc/test_gpu_alloc_$a" --jobs 1 --filter 'gpu_alloc/warp_coalesced'
   if "$build/kdalloc-$a" --version | grep -q "k-d tree builds: yes"; then
     sanitize memcheck "$logs/memcheck_build_$a.log" "$build/kdalloc-$a" build --gpu --pool-factor 200 \
       "${SCENES:-../shared/scenes}/teapot.obj.gz"
@@ -65,7 +65,7 @@ for a in atomic cmalloc countedbump; do
 done
 for a in cfmmalloc scatteralloc halloc fdgmalloc countedbump; do
   sanitize racecheck "$logs/racecheck_alloc_$a.log" env KDA_STRESS_WARPS=256 \
-    "$build/tests/test_gpu_alloc_$a" --jobs 1 --filter 'gpu_alloc/warp_coalesced'
+    "$build/tests/alloc/test_gpu_alloc_$a" --jobs 1 --filter 'gpu_alloc/warp_coalesced'
 done
 for a in scatteralloc halloc countedbump; do
   sanitize racecheck "$logs/racecheck_build_$a.log" "$build/kdalloc-$a" build --gpu "${SCENES:-../shared/scenes}/teapot.obj.gz"

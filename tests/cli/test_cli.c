@@ -415,7 +415,7 @@ Test(cli, printed_camera_repeats_the_image)
 }
 
 /* The build watchdog: with an allocator that livelocks
- * (tests/stall.h), the build ends within its bound with one message that
+ * (tests/alloc/stall.h), the build ends within its bound with one message that
  * names the allocator and the build's state, and exit status 1. */
 Test(cli, watchdog_ends_a_stuck_build, .timeout = 120)
 {

@@ -8,7 +8,7 @@
 
 #include "bump.h"
 
-#define KDA_ALLOCATOR_IS_BUMP 1
+#define KDA_ALLOC_CONSECUTIVE 1
 #define KDA_ALLOC_IN_POOL 1
 #define KDA_ALLOC_HOST 1
 #define KDA_ALLOC_BUILDS 1

@@ -13,13 +13,14 @@
 #include "circular_layout.h"
 #include "circular_scan.h"
 
-#define KDA_ALLOCATOR_IS_CIRCULAR 1
 #define KDA_ALLOC_FREES 1
+#define KDA_ALLOC_REUSES_HOLES 1
 #define KDA_ALLOC_IN_POOL 1
 #define KDA_ALLOC_HOST 1
 #define KDA_ALLOC_BUILDS 1
 #define KDA_ALLOC_MIN_POOL 0
 #define KDA_ALLOC_GROWS 1
+#define KDA_ALLOC_HAS_CHUNK_LIST 1 /* kda_scan_circular, circular_scan.h */
 
 KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 {

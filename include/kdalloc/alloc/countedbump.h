@@ -123,6 +123,7 @@
  * request could never be served). */
 #define KDA_ALLOC_MIN_POOL (64ull << 10)
 #define KDA_ALLOC_GROWS 1
+#define KDA_ALLOC_CHUNKS 1
 
 #define CB_COUNT_BITS 17
 #define CB_BYTES_BITS 30

@@ -46,6 +46,8 @@
 #define KDA_ALLOC_NO_GROW_WHY "its pool is a fixed array of per-warp superblocks"
 #define KDA_ALLOC_FREES 0
 #define KDA_ALLOC_IN_POOL 0
+#define KDA_ALLOC_SYS_HEAP KDA_SYS_HEAP_ALL
+#define KDA_ALLOC_SPACE_KNOWN 0
 #define KDA_ALLOC_HOST 1
 #define KDA_ALLOC_BUILDS 0
 #define KDA_ALLOC_NO_BUILD_WHY                                                                                   \

@@ -28,6 +28,7 @@
 #define KDA_ALLOC_FREES 1
 #define KDA_ALLOC_IN_POOL 0 /* Gallatin allocates its own memory */
 #define KDA_ALLOC_HOST 0
+#define KDA_ALLOC_SPACE_KNOWN 0
 #define KDA_ALLOC_BUILDS 1
 /* 64 segments.  Gallatin's start takes blocks for every class before any
  * request (128 of 64 KiB for 16 B, halving to 4 a class: 13 segments, and

@@ -49,6 +49,9 @@
 #define KDA_ALLOC_NO_GROW_WHY "its slabs, bitmaps and the device heap's share are laid out over the whole pool: more memory means a new layout"
 #define KDA_ALLOC_FREES 1
 #define KDA_ALLOC_IN_POOL 0 /* requests above 3 KiB come from the system allocator */
+#define KDA_ALLOC_SYS_HEAP KDA_SYS_HEAP_SOME
+#define KDA_ALLOC_REUSES_HOLES 1
+#define KDA_ALLOC_SPACE_RESTORED 1 /* an emptied slab is free again */
 #define KDA_ALLOC_HOST 1
 #define KDA_ALLOC_BUILDS 1
 #define KDA_ALLOC_MIN_POOL (256ull << 20)

@@ -90,6 +90,8 @@
 
 #define KDA_ALLOC_FREES 1
 #define KDA_ALLOC_IN_POOL 1
+#define KDA_ALLOC_REUSES_HOLES 1
+#define KDA_ALLOC_SPACE_RESTORED 1 /* an emptied page is retired */
 #define KDA_ALLOC_HOST 1
 #define KDA_ALLOC_BUILDS 1
 #ifndef KDA_SCATTERALLOC_PAGE_SIZE
@@ -101,6 +103,8 @@
 #define KDA_ALLOC_NAME SA_NAME(KDA_SCATTERALLOC_PAGE_SIZE)
 #define KDA_ALLOC_NO_GROW_WHY "its pages and super blocks are laid out, and hashed, over the whole pool: more memory means a new layout"
 #define KDA_ALLOC_MIN_POOL (4ull * KDA_SCATTERALLOC_PAGE_SIZE) /* a few pages */
+/* Larger requests search the page table under the lock. */
+#define KDA_ALLOC_SERIAL_ABOVE ((uint64_t)KDA_SCATTERALLOC_PAGE_SIZE)
 #define SA_PAGE ((uint64_t)KDA_SCATTERALLOC_PAGE_SIZE)
 #define SA_REGION 16u       /* pages a region */
 #define SA_SUPER_BLOCKS 8u  /* super blocks of a pool of at least 8 regions */

@@ -133,6 +133,8 @@
 #define KDA_ALLOC_BUILDS 1
 #define KDA_ALLOC_MIN_POOL (64ull << 10) /* 16 chunks of 4 KiB */
 #define KDA_ALLOC_GROWS 1
+#define KDA_ALLOC_CHUNKS 1
+#define KDA_ALLOC_REUSES_HOLES 1
 
 #define SB_CLASSES 20
 #define SB_MIN_CHUNK 4096u
@@ -173,7 +175,7 @@ typedef struct kda_state {
 #include "kdalloc/detail/heap.h"
 
 /* Tests' seams: with KDA_TEST_SEAMS (the host tests only) the steps named
- * below call sb_test_seam (tests/alloc_slabbump.c), which may stall the
+ * below call sb_test_seam (tests/alloc/alloc_slabbump.c), which may stall the
  * thread there, so that a test can put another thread's steps in between.
  * Elsewhere they compile to nothing. */
 enum { SB_SEAM_QUEUED = 1, SB_SEAM_COUNTED, SB_SEAM_INSTALLED };

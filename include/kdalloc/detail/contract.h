@@ -3,24 +3,67 @@
  *
  * kdalloc.h (the public API) includes this file; nothing else needs to.
  * It includes port.h, then the header named by KDA_ALLOC_HEADER (CMake's
- * target kdalloc::<name> defines it as kdalloc/alloc/<name>.h, and
- * KDA_ALLOCATOR_<NAME>), then gives the defaults for what that header left
- * out.  There is no run-time
+ * target kdalloc::<name> defines it as kdalloc/alloc/<name>.h), then gives
+ * the defaults for what that header left out.  There is no run-time
  * dispatch: kda_malloc and kda_free compile to one algorithm.
+ *
+ * Macro prefixes (one meaning each):
+ *   KDA_ALLOCATOR_*  which allocator the build selected, by name: CMake's
+ *                    definitions of its id and the build's list (pool/name.c
+ *                    returns them).  No code switches on a name: it asks
+ *                    what the allocator does, the capabilities below.
+ *   KDA_ALLOC_*      what the allocator compiled in does: its capabilities
+ *                    (always defined: the header's value or the default
+ *                    here) and its optional hooks (KDA_ALLOC_HAS_<HOOK> and
+ *                    the few named below: defined only where the header
+ *                    defines the hook's functions).
+ *   KDA_<FAMILY>_*   a family's own parameters, read by its own code alone
+ *                    (KDA_CIRCULAR_FUSED and _MULTI, KDA_SCATTERALLOC_PAGE_SIZE).
+ *   KDA_SYS_HEAP_*   the values of KDA_ALLOC_SYS_HEAP.
  *
  * An allocator header kdalloc/alloc/<name>.h
  *   - defines `kda_state`, the named fields of its descriptor (pointers into
  *     its state block, sizes), then includes heap.h, which wraps it in
  *     kda_heap next to the pool's base and size;
- *   - defines the macros
+ *   - defines the capabilities
  *       KDA_ALLOC_NAME      the name as its paper writes it ("CMalloc")
- *       KDA_ALLOC_FREES     1 when kda_free makes memory reusable
+ *       KDA_ALLOC_FREES     1 when kda_free makes a single block reusable
  *       KDA_ALLOC_IN_POOL   1 when every block lies in [base, base + bytes);
  *                           0 when some come from the system's allocator
+ *                           (KDA_ALLOC_SYS_HEAP) or its own memory
  *       KDA_ALLOC_HOST      1 when the algorithm runs on host threads too
- *       KDA_ALLOC_BUILDS    1 when it can serve the k-d tree build (0: its
- *                           frees are not single blocks; kdalloc says so)
+ *       KDA_ALLOC_BUILDS    1 when it can serve the k-d tree build; 0 with
+ *                           KDA_ALLOC_NO_BUILD_WHY, a phrase saying why not
+ *                           (kdalloc says it)
  *       KDA_ALLOC_MIN_POOL  the smallest pool it accepts, in bytes (0: any)
+ *     and, where the default (0, or as said) is not what it does:
+ *       KDA_ALLOC_SYS_HEAP  how much of its pool the system's heap serves
+ *                           (plan.sys_heap_bytes; on the GPU CUDA's device
+ *                           heap, sized once a process before the first
+ *                           kernel that uses it; on host threads the C
+ *                           library's malloc, which the pool does not
+ *                           bound): 0 none, KDA_SYS_HEAP_SOME (Halloc's
+ *                           large requests), KDA_SYS_HEAP_ALL (CudaMalloc,
+ *                           FDGMalloc)
+ *       KDA_ALLOC_CONSECUTIVE  1 when one thread's blocks follow each other
+ *                           in the pool, each at the last one's end padded
+ *                           to 16 bytes (one shared offset: AtomicMalloc,
+ *                           AWMalloc)
+ *       KDA_ALLOC_WRAPS     1 when it never says NULL for a request that
+ *                           fits the pool: it wraps round and serves the
+ *                           oldest blocks' memory again, live or not (AWMalloc)
+ *       KDA_ALLOC_CHUNKS    1 when the pool is cut into chunks of
+ *                           h->state.chunk_bytes: a request of up to a
+ *                           quarter chunk needs one for its slot, a larger
+ *                           one a run of whole chunks (CountedBump, SlabBump)
+ *       KDA_ALLOC_REUSES_HOLES  1 when a freed block is served again while
+ *                           the blocks around it stay live (not only once
+ *                           a whole chunk or page is free)
+ *       KDA_ALLOC_SPACE_KNOWN  1 (default) when kda_alloc_space knows the
+ *                           free bytes; 0 when it cannot tell (space->known)
+ *       KDA_ALLOC_SPACE_RESTORED  1 when freeing every block gives back all
+ *                           the free bytes of a fresh pool (emptied pages or
+ *                           slabs are retired whole)
  *   - and the functions
  *       kda_malloc, kda_free                         (KDA_FN: device and host)
  *       int kda_alloc_plan(h, plan, bytes, n_sms, err, errlen)     (host)
@@ -40,7 +83,7 @@
  *           to a host copy of the state block, and, where the header
  *           defines KDA_ALLOC_SPACE_READS_POOL 1, its base a host copy of
  *           the pool.  space->known = 0 where it cannot tell.
- *   - optionally:
+ *   - optionally, the hooks:
  *       KDA_ALLOC_GROWS 1, with kda_alloc_grow_heap(h, bytes) (host: the
  *           descriptor of the same pool grown to `bytes`) and
  *           kda_alloc_grow(before, after) (KDA_FN, one thread while no other
@@ -48,15 +91,27 @@
  *           otherwise KDA_ALLOC_NO_GROW_WHY, a phrase saying why not;
  *       KDA_ALLOC_RESET_HOST, with kda_alloc_reset_host(h) (host: the
  *           descriptor's part of a reset, before the items run);
- *       KDA_ALLOC_WARP_DONE, with kda_warp_done(h) (below);
-       KDA_ALLOC_DEVICE_OBJECT (CUDA only), with kda_alloc_device_renew(h,
-           err, errlen) and kda_alloc_device_release(h): an allocator whose
-           state is an object it makes itself in device memory (a peer
-           through its adapter): every reset of a device pool makes it anew,
-           the pool's destruction frees it;
+ *       KDA_ALLOC_WARP_DONE, with kda_warp_done(h) (below): it frees a
+ *           warp's blocks all at once there (FDGMalloc);
+ *       KDA_ALLOC_DEVICE_OBJECT (CUDA only), with kda_alloc_device_renew(h,
+ *           err, errlen) and kda_alloc_device_release(h): an allocator whose
+ *           state is an object it makes itself in device memory (a peer
+ *           through its adapter): every reset of a device pool makes it anew,
+ *           the pool's destruction frees it;
  *       KDA_ALLOC_HAS_BLOCK_BYTES, with kda_alloc_block_bytes(view, offset):
  *           the bytes that serve the block at `offset` (the benchmarks'
- *           fragmentation figures).
+ *           fragmentation figures);
+ *       KDA_ALLOC_HAS_CHUNK_LIST, with kda_scan_circular(copy, h, scan,
+ *           visit, ctx) (circular_scan.h): its blocks are chunks of one list
+ *           that tiles the pool, walked in a host copy of it (the tests'
+ *           check that it is well formed, the benchmarks' fragmentation and
+ *           soak figures);
+ *       KDA_ALLOC_HAS_WALK_STATS (CUDA, built with -DKDA_DIAG), with
+ *           kda_walk_stats_reset() and kda_walk_stats_print(f, title): the
+ *           steps its mallocs took, counted on the device;
+ *       KDA_ALLOC_SERIAL_ABOVE, a size in bytes: requests above it are
+ *           served one thread at a time (ScatterAlloc's above a page, under
+ *           a lock, each searching the page table): stress tests keep to it.
  * Adding an allocator is its header and its name in CMake's list
  * KDA_ALLOCATORS.
  */
@@ -69,8 +124,12 @@
 #include "port.h"
 
 #ifndef KDA_ALLOC_HEADER
-#error "no allocator selected: link kdalloc::<name>, or define KDA_ALLOC_HEADER and KDA_ALLOCATOR_<NAME> (see pool/CMakeLists.txt)"
+#error "no allocator selected: link kdalloc::<name>, or define KDA_ALLOC_HEADER (see pool/CMakeLists.txt)"
 #endif
+/* KDA_ALLOC_SYS_HEAP's values beside 0. */
+#define KDA_SYS_HEAP_SOME 1
+#define KDA_SYS_HEAP_ALL 2
+
 #include KDA_ALLOC_HEADER
 
 #ifndef KDA_ALLOC_WARP_DONE
@@ -83,6 +142,29 @@ KDA_FN void kda_warp_done(const kda_heap *h) { (void)h; }
 
 #ifndef KDA_ALLOC_RESET_HOST
 static inline void kda_alloc_reset_host(kda_heap *h) { (void)h; }
+#endif
+
+/* The capabilities' defaults (above). */
+#ifndef KDA_ALLOC_SYS_HEAP
+#define KDA_ALLOC_SYS_HEAP 0
+#endif
+#ifndef KDA_ALLOC_CONSECUTIVE
+#define KDA_ALLOC_CONSECUTIVE 0
+#endif
+#ifndef KDA_ALLOC_WRAPS
+#define KDA_ALLOC_WRAPS 0
+#endif
+#ifndef KDA_ALLOC_CHUNKS
+#define KDA_ALLOC_CHUNKS 0
+#endif
+#ifndef KDA_ALLOC_REUSES_HOLES
+#define KDA_ALLOC_REUSES_HOLES 0
+#endif
+#ifndef KDA_ALLOC_SPACE_KNOWN
+#define KDA_ALLOC_SPACE_KNOWN 1
+#endif
+#ifndef KDA_ALLOC_SPACE_RESTORED
+#define KDA_ALLOC_SPACE_RESTORED 0
 #endif
 
 #ifndef KDA_ALLOC_SPACE_READS_POOL

@@ -1,5 +1,5 @@
 /* test_alloc.h - what the source files of test_alloc_<name> share: the
- * allocator compiled in (kdalloc.h, with KDA_ALLOCATOR_<NAME> defined), the
+ * allocator compiled in (kdalloc.h: its capabilities, KDA_ALLOC_*), the
  * owner patterns and random sizes (alloc_test_util.h), pool sizes, pointer
  * checks, the end of a thread's live blocks, and expect_all_free, the check
  * that the allocator's state is whole again (test_alloc_state.c). */
@@ -36,9 +36,15 @@ static inline void check_pointer(const kda_pool *pool, const void *p, uint64_t s
 
 /* The allocator's state says every block is free again: for the circular
  * allocators a walk of the whole chunk list, for those with tests of their
- * own (tests/alloc_<name>.c) their check, for the bump allocators nothing
+ * own (tests/alloc/alloc_<name>.c) their check, for the bump allocators nothing
  * (they keep no state to check).  Defined in test_alloc_state.c. */
 void expect_all_free(const kda_pool *pool);
+
+/* A growable pool's state, once created, grown or reset, as the
+ * allocator's own tests check it (alloc_<name>.c, where it defines
+ * KDA_TEST_GROWN_STATE as its check); nothing where they do not.  Defined
+ * in test_alloc_state.c. */
+void expect_own_grown_state(const kda_pool *pool);
 
 /* Threads of the multi-threaded tests, and blocks each holds at most. */
 #define THREADS 8

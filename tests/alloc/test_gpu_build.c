@@ -367,7 +367,7 @@ Test(gpu_build, pool_too_small, .timeout = 300)
         return;
     }
     int rc = gpu_build(&g, &o, &t, &st, err, sizeof err);
-#if defined(KDA_ALLOCATOR_AWMALLOC)
+#if KDA_ALLOC_WRAPS
     if (rc == 0) {
         cr_assert(st.pool_wrapped, "a pool of 1.5x the root array must wrap");
         gpu_tree_free(&t);
@@ -379,7 +379,7 @@ Test(gpu_build, pool_too_small, .timeout = 300)
     cr_assert(strstr(err, "pool exhausted after"), "message: %s", err);
     cr_assert_eq(st.pool_short, GPU_POOL_EXHAUSTED, "the cause, for the caller's advice: %d", st.pool_short);
     o = default_options();
-#if defined(KDA_ALLOCATOR_CUDAMALLOC)
+#if KDA_ALLOC_SYS_HEAP == KDA_SYS_HEAP_ALL
     /* CUDA's heap cannot be resized once used: a clear error instead. */
     cr_assert_eq(gpu_build(&g, &o, &t, &st, err, sizeof err), -1);
     cr_assert(strstr(err, "needs a new process"), "message: %s", err);
@@ -393,7 +393,7 @@ Test(gpu_build, pool_too_small, .timeout = 300)
     scene_free(&s);
 }
 
-#if defined(KDA_ALLOCATOR_AWMALLOC)
+#if KDA_ALLOC_WRAPS
 /* With a pool of 20x the root array, AWMalloc's ring wraps on Sponza and
  * may overwrite a live array in one build and not in the next, leaving a
  * valid tree but other requests.  A build that succeeds must report the

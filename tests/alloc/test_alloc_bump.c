@@ -1,12 +1,14 @@
-/* test_alloc_bump.c - what only the bump allocators promise: offsets past
- * 4 GiB are exact; AtomicMalloc hands out consecutive blocks, then NULL for
- * good; AWMalloc wraps to the start of its ring when a block does not fit.
+/* test_alloc_bump.c - what allocators that hand out consecutive blocks
+ * (KDA_ALLOC_CONSECUTIVE: the bump allocators) promise: offsets past 4 GiB
+ * are exact; without KDA_ALLOC_WRAPS (AtomicMalloc) NULL for good once the
+ * pool is used up; with it (AWMalloc) the ring wraps to the start when a
+ * block does not fit.
  *
  * Oracles: addresses computed from the request sizes padded to 16 bytes,
  * relative to the pool's base. */
 #include "test_alloc.h"
 
-#if KDA_ALLOC_HOST && defined(KDA_ALLOCATOR_IS_BUMP)
+#if KDA_ALLOC_HOST && KDA_ALLOC_CONSECUTIVE
 
 static char err[256];
 
@@ -22,8 +24,8 @@ Test(alloc, pool_larger_than_4_gib)
     kda_host_pool_destroy(&pool);
 }
 
-#if defined(KDA_ALLOCATOR_ATOMIC)
-/* AtomicMalloc hands out consecutive blocks, then NULL for good. */
+#if !KDA_ALLOC_WRAPS
+/* Consecutive blocks, then NULL for good (AtomicMalloc). */
 Test(alloc, atomic_exhaustion_is_final)
 {
     kda_pool pool;
@@ -41,7 +43,7 @@ Test(alloc, atomic_exhaustion_is_final)
     kda_host_pool_destroy(&pool);
 }
 #else
-/* AWMalloc wraps to the start of the ring when a block does not fit. */
+/* The ring wraps to its start when a block does not fit (AWMalloc). */
 Test(alloc, awmalloc_wraps_to_the_start)
 {
     kda_pool pool;

@@ -36,6 +36,25 @@ static void expect_all_free(const kda_pool *pool)
     cr_assert_eq(taken, current, "%u chunks taken, %u of them slots' current chunks", taken, current);
 }
 
+/* A growable pool's state, once created, grown or reset (the grow tests
+ * call it: expect_own_grown_state): its chunks are those of its mapped
+ * bytes; the state has room for the limit's, and those beyond the pool are
+ * untouched, free as soon as a growth counts them. */
+static void expect_chunks_of_the_mapped_bytes(const kda_pool *pool)
+{
+    const kda_heap *h = &pool->heap;
+    uint64_t mapped = h->bytes / h->state.chunk_bytes;
+    cr_assert_eq(h->state.chunks, mapped < h->state.chunks_max ? mapped : h->state.chunks_max, "%u chunks in %llu bytes",
+                 h->state.chunks, (unsigned long long)h->bytes);
+    cr_assert_eq((uint64_t)h->state.chunks_max * h->state.chunk_bytes, pool->plan.limit_bytes,
+                 "the state has room for the limit");
+    for (uint32_t c = h->state.chunks; c < h->state.chunks_max; c++) {
+        cr_assert_eq(chunk_taken(h, c), 0, "chunk %u, beyond the pool, is taken", c);
+        cr_assert(*cb_run(h, c) == 0 && *cb_balance(h, c) == 0, "chunk %u, beyond the pool, is in use", c);
+    }
+}
+#define KDA_TEST_GROWN_STATE expect_chunks_of_the_mapped_bytes
+
 /* Requests follow one another in the slot's chunk; the first that does not
  * fit closes it and goes to a new chunk; once every block of the closed
  * chunk is freed, the chunk is free again. */
@@ -352,6 +371,15 @@ Test(countedbump, sharers_of_a_slot)
 Test(countedbump, plan_keeps_the_sms_within_a_slots_bound)
 {
     kda_pool pool;
+    /* the grow tests' pool (test_alloc_grow.c: 64 KiB of 64 MiB, 4 SMs) is
+     * planned for about one chunk a slot: 16 KiB, requests above 4 KiB take
+     * runs */
+    cr_assert_eq(kda_host_pool_create_growable(&pool, 64u << 10, 64u << 20, 4, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pool.heap.state.chunk_bytes, 16u << 10);
+    cr_assert_eq(pool.heap.state.chunks, (64u << 10) / (16u << 10));
+    cr_assert_eq(pool.heap.state.chunks_max, (64u << 20) / (16u << 10), "the state has room for the limit");
+    expect_chunks_of_the_mapped_bytes(&pool);
+    kda_host_pool_destroy(&pool);
     cr_assert_eq(kda_host_pool_create_growable(&pool, 64u << 20, 127u << 20, 64, err, sizeof err), 0, "%s", err);
     cr_assert_eq(pool.heap.state.chunk_bytes, 512u << 10);
     cr_assert_eq(pool.heap.state.n_slots, 64);

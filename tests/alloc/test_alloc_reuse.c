@@ -88,8 +88,7 @@ Test(reuse, around_live_blocks, .timeout = 600)
                             share(r.filled_bytes, r.pool_bytes), served);
                 cr_assert_eq(r.bad, 0, "%u B, K = %u, refill %u B: %llu blocks overwritten", size, k, refill,
                              (unsigned long long)r.bad);
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR) || defined(KDA_ALLOCATOR_SCATTERALLOC) || defined(KDA_ALLOCATOR_HALLOC) || \
-    defined(KDA_ALLOCATOR_SLABBUMP)
+#if KDA_ALLOC_REUSES_HOLES
                 if (!other)
                     cr_assert_geq(served, 0.9, "%u B, K = %u: %.1f%% of the freed bytes served again", size, k,
                                   100 * served);

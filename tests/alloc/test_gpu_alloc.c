@@ -29,8 +29,8 @@ static void expect_clean(const gpu_stress_result *r, const char *what)
     cr_assert_eq(r->outside, 0, "%s: %llu blocks outside the pool", what, (unsigned long long)r->outside);
 }
 
-#if !defined(KDA_ALLOCATOR_IS_CIRCULAR)
-/* Only the circular allocators' state can be walked here; the others'
+#if !defined(KDA_ALLOC_HAS_CHUNK_LIST)
+/* Only a chunk list (the circular allocators') can be walked here; the others'
  * host tests read theirs. */
 static void expect_all_free(const kda_pool *pool) { (void)pool; }
 #else
@@ -80,18 +80,19 @@ static void stress(uint32_t warps, uint32_t iterations, uint32_t max_size, int c
     kda_pool_destroy(&pool);
 }
 
-#if defined(KDA_ALLOCATOR_SCATTERALLOC)
-/* ScatterAlloc serves requests above a page one at a time, under a lock,
- * each searching the page table: thousands of warps asking up to 128 KiB
- * take minutes, so they ask at most a page, and fewer ask for more. */
-Test(gpu_alloc, thousands_of_warps, .timeout = 300) { stress(16384, 16, SA_PAGE, 0, "lane-0 blocks"); }
+#if defined(KDA_ALLOC_SERIAL_ABOVE)
+/* Requests above KDA_ALLOC_SERIAL_ABOVE are served one at a time
+ * (ScatterAlloc's above a page, under a lock, each searching the page
+ * table): thousands of warps asking up to 128 KiB take minutes, so they
+ * ask at most that, and fewer ask for more. */
+Test(gpu_alloc, thousands_of_warps, .timeout = 300) { stress(16384, 16, KDA_ALLOC_SERIAL_ABOVE, 0, "lane-0 blocks"); }
 Test(gpu_alloc, large_requests, .timeout = 300) { stress(512, 8, 128u << 10, 0, "lane-0 blocks up to 128 KiB"); }
 #else
 Test(gpu_alloc, thousands_of_warps, .timeout = 300) { stress(16384, 16, 128u << 10, 0, "lane-0 blocks"); }
 #endif
 Test(gpu_alloc, warp_coalesced, .timeout = 300) { stress(4096, 8, 1024, 1, "warp-coalesced blocks"); }
 
-#if KDA_ALLOC_FREES && !defined(KDA_ALLOCATOR_IS_CUDA)
+#if KDA_ALLOC_FREES && KDA_ALLOC_SYS_HEAP != KDA_SYS_HEAP_ALL
 /* Exhaustion: NULLs, no corruption, and the pool whole again afterwards
  * (a 64 MiB pool, or the allocator's minimum). */
 Test(gpu_alloc, exhaustion_then_usable, .timeout = 300)

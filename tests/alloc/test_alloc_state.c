@@ -1,13 +1,15 @@
 /* test_alloc_state.c - whether the allocator's state is whole again
  * (expect_all_free, which every test_alloc_*.c calls once its blocks are
- * freed), and the allocator's own tests.
+ * freed), expect_own_grown_state (the grow tests'), and the allocator's
+ * own tests.
  *
- * Circular allocators: a walk of the whole chunk list (kda_scan) that must
+ * Allocators with a chunk list (KDA_ALLOC_HAS_CHUNK_LIST, the CMalloc
+ * family): a walk of the whole list (kda_scan_circular) that must
  * be well formed, every chunk free, the chunk sizes adding up to the pool.
- * Allocators with tests of their own (tests/alloc_<name>.c, named by
+ * Allocators with tests of their own (tests/alloc/alloc_<name>.c, named by
  * KDA_ALLOC_TESTS and included here): their check, read from their own
- * state, and their tests, each with its own oracle (see that file).  Bump
- * allocators keep no state to check. */
+ * state, and their tests, each with its own oracle (see that file).  The
+ * others (the bump allocators) keep no state to check. */
 #include "test_alloc.h"
 
 #if KDA_ALLOC_HOST
@@ -24,7 +26,7 @@ static char err[256]; /* for the allocator's own tests */
 
 void expect_all_free(const kda_pool *pool) { own_expect_all_free(pool); }
 
-#elif defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#elif defined(KDA_ALLOC_HAS_CHUNK_LIST)
 static void sum_chunk(void *ctx, uint32_t unit, uint32_t size_units, int used)
 {
     (void)unit, (void)used;
@@ -45,8 +47,14 @@ void expect_all_free(const kda_pool *pool)
 }
 
 #else
-/* The bump allocators keep no state to check. */
+/* The others (the bump allocators) keep no state to check. */
 void expect_all_free(const kda_pool *pool) { (void)pool; }
+#endif
+
+#ifdef KDA_TEST_GROWN_STATE
+void expect_own_grown_state(const kda_pool *pool) { KDA_TEST_GROWN_STATE(pool); }
+#else
+void expect_own_grown_state(const kda_pool *pool) { (void)pool; }
 #endif
 
 #endif /* KDA_ALLOC_HOST */

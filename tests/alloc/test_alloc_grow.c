@@ -12,8 +12,9 @@
  * two blocks overlapping (sorted by address) and every owner pattern intact
  * after all the growth (nothing moved), a request that failed served by the
  * growth that makes room for it, exact messages at the limit, and the state
- * whole again once everything is freed (expect_all_free; CountedBump's
- * chunks and the circular allocators' chunk list read directly). */
+ * whole again once everything is freed (expect_all_free; a chunk list read
+ * directly), and after each growth as the allocator's own tests check it
+ * (expect_own_grown_state: CountedBump's chunks). */
 #include <pthread.h>
 #include <sched.h>
 
@@ -69,13 +70,13 @@ static void grow_to(kda_pool *pool, uint64_t bytes)
  * size) holds a request of `size` on its own. */
 static int growth_holds(const kda_pool *pool, uint64_t before, uint64_t size)
 {
-#if defined(KDA_ALLOCATOR_COUNTEDBUMP) || defined(KDA_ALLOCATOR_SLABBUMP)
+#if KDA_ALLOC_CHUNKS
     /* new whole chunks; a small request needs one for its slot, a large
      * one a run of them */
     uint64_t chunk = pool->heap.state.chunk_bytes, fresh = pool->heap.bytes / chunk - before / chunk;
     uint64_t need = size > chunk / 4 ? (size + chunk - 1) / chunk : 1;
     return need <= fresh;
-#elif defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#elif defined(KDA_ALLOC_HAS_CHUNK_LIST)
     /* the old end marker becomes a free chunk up to the new one: payload
      * and header */
     return (size + KDA_UNIT - 1) / KDA_UNIT + 1 <= (pool->heap.bytes - before) / KDA_UNIT;
@@ -84,25 +85,7 @@ static int growth_holds(const kda_pool *pool, uint64_t before, uint64_t size)
 #endif
 }
 
-#if defined(KDA_ALLOCATOR_COUNTEDBUMP)
-/* The pool's chunks are those of its mapped bytes; the state has room for
- * the limit's, and those beyond the pool are untouched, free as soon as a
- * growth counts them. */
-static void expect_chunks_of_the_mapped_bytes(const kda_pool *pool)
-{
-    const kda_heap *h = &pool->heap;
-    uint64_t mapped = h->bytes / h->state.chunk_bytes;
-    cr_assert_eq(h->state.chunks, mapped < h->state.chunks_max ? mapped : h->state.chunks_max, "%u chunks in %llu bytes", h->state.chunks,
-                 (unsigned long long)h->bytes);
-    cr_assert_eq((uint64_t)h->state.chunks_max * h->state.chunk_bytes, pool->plan.limit_bytes, "the state has room for the limit");
-    for (uint32_t c = h->state.chunks; c < h->state.chunks_max; c++) {
-        cr_assert_eq(cb_bits(h)[c / 64] >> (c % 64) & 1, 0, "chunk %u, beyond the pool, is taken", c);
-        cr_assert(*cb_run(h, c) == 0 && *cb_balance(h, c) == 0, "chunk %u, beyond the pool, is in use", c);
-    }
-}
-#endif
-
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST)
 static void note_chunk_start(void *ctx, uint32_t unit, uint32_t size_units, int used)
 {
     (void)size_units, (void)used;
@@ -176,16 +159,13 @@ static void expect_grown_memory_serves(kda_pool *pool, unsigned char *p, int key
 }
 
 /* After a growth: the allocator's own state agrees with the grown pool
- * (CountedBump's chunks are those of the mapped bytes; the multi variants'
- * large-request home is still a chunk). */
+ * (its own tests' check; the multi variants' large-request home is still
+ * a chunk). */
 static void expect_grown_state(const kda_pool *pool)
 {
-#if defined(KDA_ALLOCATOR_COUNTEDBUMP)
-    expect_chunks_of_the_mapped_bytes(pool);
-#elif defined(KDA_ALLOCATOR_IS_CIRCULAR) && KDA_CIRCULAR_MULTI
+    expect_own_grown_state(pool);
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST) && KDA_CIRCULAR_MULTI
     expect_large_home_is_a_chunk(pool);
-#else
-    (void)pool;
 #endif
 }
 
@@ -200,13 +180,8 @@ Test(grow, single_thread_up_to_the_limit, .timeout = 120)
 {
     kda_pool pool;
     create_growable(&pool, GROW_START, GROW_LIMIT);
-#if defined(KDA_ALLOCATOR_COUNTEDBUMP)
-    /* planned for about one chunk a slot: 16 KiB, requests above 4 KiB take runs */
-    cr_assert_eq(pool.heap.state.chunk_bytes, 16u << 10);
-    cr_assert_eq(pool.heap.state.chunks, GROW_START / (16u << 10));
-    cr_assert_eq(pool.heap.state.chunks_max, GROW_LIMIT / (16u << 10), "the state has room for the limit");
-    expect_chunks_of_the_mapped_bytes(&pool);
-#elif defined(KDA_ALLOCATOR_IS_CIRCULAR)
+    expect_own_grown_state(&pool);
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST)
     cr_assert_eq(pool.heap.state.units, GROW_START / KDA_UNIT);
 #endif
     enum { MAX = 8192 };
@@ -232,7 +207,7 @@ Test(grow, single_thread_up_to_the_limit, .timeout = 120)
                 retried++;
                 continue; /* the same request again, after the next growth */
             }
-#if defined(KDA_ALLOCATOR_ATOMIC)
+#if KDA_ALLOC_CONSECUTIVE
             cr_assert_eq(p, pool.heap.base + before, "the offset moves back to the old end");
 #endif
         }
@@ -273,7 +248,7 @@ Test(grow, single_thread_up_to_the_limit, .timeout = 120)
         kda_free(&pool.heap, b[i].p);
     }
     expect_all_free(&pool); /* circular: the chunks tile the grown pool */
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR) && KDA_CIRCULAR_MULTI
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST) && KDA_CIRCULAR_MULTI
     expect_large_home_is_a_chunk(&pool);
 #endif
 #endif
@@ -281,17 +256,16 @@ Test(grow, single_thread_up_to_the_limit, .timeout = 120)
     kda_host_pool_reset(&pool);
     cr_assert_eq(pool.heap.bytes, GROW_START);
     cr_assert_eq(pool.plan.limit_bytes, GROW_LIMIT);
-#if defined(KDA_ALLOCATOR_COUNTEDBUMP)
-    expect_chunks_of_the_mapped_bytes(&pool);
-#elif defined(KDA_ALLOCATOR_IS_CIRCULAR)
+    expect_own_grown_state(&pool);
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST)
     cr_assert_eq(pool.heap.state.units, GROW_START / KDA_UNIT);
 #endif
     expect_all_free(&pool); /* circular: the chunks tile the start again */
     unsigned char *p = kda_malloc(&pool.heap, 1000);
     cr_assert_not_null(p, "the reset pool serves");
     check_pointer(&pool, p, 1000);
-#if defined(KDA_ALLOCATOR_ATOMIC)
-    cr_assert_eq(p, pool.heap.base, "AtomicMalloc starts over at the base");
+#if KDA_ALLOC_CONSECUTIVE
+    cr_assert_eq(p, pool.heap.base, "the offset starts over at the base");
 #endif
     fill(p, 1000, 1);
     /* and grows again, in one step to the limit */
@@ -458,9 +432,7 @@ Test(grow, threads_between_growths, .timeout = 120)
         if (at_limit) break; /* one round at the limit */
         grow_to(&pool, 2 * pool.heap.bytes);
         growths++;
-#if defined(KDA_ALLOCATOR_COUNTEDBUMP)
-        expect_chunks_of_the_mapped_bytes(&pool);
-#endif
+        expect_own_grown_state(&pool);
     }
     done = 1;
     pthread_barrier_wait(&round);
@@ -483,14 +455,14 @@ Test(grow, threads_between_growths, .timeout = 120)
                  (unsigned long long)beyond_start, (unsigned long long)allocations);
 #if KDA_ALLOC_FREES
     expect_all_free(&pool);
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR) && KDA_CIRCULAR_MULTI
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST) && KDA_CIRCULAR_MULTI
     expect_large_home_is_a_chunk(&pool);
 #endif
 #endif
     kda_host_pool_destroy(&pool);
 }
 
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST)
 /* Successive growths add up to one chunk while the last growth's chunk is
  * free and reaches the end: a request larger than the start pool and than
  * each step (64 KiB) is served once three steps hold it, right behind the

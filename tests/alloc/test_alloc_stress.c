@@ -100,7 +100,7 @@ static void run_stress(uint64_t pool_bytes, int iterations, uint64_t *nulls, uin
     kda_host_pool_destroy(&pool);
 }
 
-#if defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#if defined(KDA_ALLOC_HAS_CHUNK_LIST)
 /* Random sizes, random lifetimes: no two live blocks overlap, and the list
  * is whole afterwards.  A tight pool makes NULLs and reuse frequent. */
 Test(alloc, stress_random_malloc_free, .timeout = 240)
@@ -113,7 +113,7 @@ Test(alloc, stress_random_malloc_free, .timeout = 240)
     run_stress(3u << 20, 20000, &nulls, &allocations);
     cr_assert_gt(nulls, 0, "a 3 MiB pool must run out under 8 threads holding up to 16 x 128 KiB");
 }
-#elif defined(KDA_ALLOCATOR_IS_BUMP)
+#elif KDA_ALLOC_CONSECUTIVE
 /* Bump allocators never reuse within one lap of the pool: with a pool
  * larger than everything allocated, no two blocks may overlap. */
 Test(alloc, stress_random_malloc_free, .timeout = 240)
@@ -134,7 +134,7 @@ Test(alloc, stress_random_malloc_free, .timeout = 240)
 }
 #endif
 
-#if !defined(KDA_ALLOCATOR_IS_BUMP)
+#if !KDA_ALLOC_CONSECUTIVE
 /* The soak (not a CI test: it skips unless KDA_SOAK is set): at least
  * 10^6 allocations of random sizes and lifetimes on 8 threads, every block
  * checked for alignment, bounds and its owner's pattern, and the
@@ -224,7 +224,7 @@ Test(survey, live_blocks_of_each_size, .timeout = 240)
 
 Test(survey, live_blocks_of_mixed_sizes, .timeout = 240) { survey_live(2000, 0); }
 
-#if defined(KDA_ALLOCATOR_AWMALLOC) || defined(KDA_ALLOCATOR_FDGMALLOC)
+#if KDA_ALLOC_WRAPS || KDA_ALLOC_SYS_HEAP == KDA_SYS_HEAP_ALL
 Test(survey, exhaustion_then_the_same_again)
 {
     cr_skip_test("%s never returns NULL here (it overwrites, or the host's allocator has no bound)",
@@ -259,8 +259,8 @@ Test(survey, exhaustion_then_the_same_again, .timeout = 240)
     double share = (double)first * 1024 / (double)bytes;
     cr_log_info("%s: %u requests of 1 KiB, %.1f%% of the pool", kda_allocator_name(), first, 100 * share);
     uint32_t second = exhaust(&pool, blocks, max);
-#if defined(KDA_ALLOCATOR_ATOMIC)
-    cr_assert_eq(first, bytes / 1024, "AtomicMalloc hands out the whole pool");
+#if !KDA_ALLOC_FREES
+    cr_assert_eq(first, bytes / 1024, "%s hands out the whole pool", kda_allocator_name());
     cr_assert_eq(second, 0, "and never reuses it");
 #else
     cr_assert_gt(share, 0.5, "%.1f%% of the pool handed out", 100 * share);

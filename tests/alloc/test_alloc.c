@@ -1,18 +1,20 @@
 /* test_alloc.c - the allocators' algorithms on CPU threads: the contract
  * every allocator keeps.
  *
- * test_alloc_<name> is built once per allocator (KDA_ALLOCATOR_<NAME>
- * defined) from the test_alloc*.c files, so each binary runs the very code
- * the GPU runs, through the host side of kdalloc/detail/port.h:
+ * test_alloc_<name> is built once per allocator from the test_alloc*.c
+ * files, so each binary runs the very code the GPU runs, through the host
+ * side of kdalloc/detail/port.h.  What a test expects of the allocator it
+ * reads from its capabilities (KDA_ALLOC_*, kdalloc/detail/contract.h):
  *   test_alloc.c           this contract: name and kind, alignment of every
  *                          size, requests larger than the pool; an
  *                          allocator that runs on the GPU only refuses a
  *                          host pool;
  *   test_alloc_state.c     the check that the allocator's state is whole
  *                          again, and the allocator's own tests
- *                          (tests/alloc_<name>.c);
- *   test_alloc_circular.c  the circular allocators' chunk list and layout;
- *   test_alloc_bump.c      the bump allocators;
+ *                          (tests/alloc/alloc_<name>.c);
+ *   test_alloc_circular.c  allocators with a chunk list (the CMalloc
+ *                          family): its layout and walks;
+ *   test_alloc_bump.c      allocators that hand out consecutive blocks;
  *   test_alloc_stress.c    many threads: random stress, the soak, the
  *                          survey's protocol;
  *   test_alloc_grow.c      pools that grow in place.
@@ -31,11 +33,7 @@ Test(alloc, name_and_kind)
     const char *name = kda_allocator_name();
     cr_assert(name && *name);
     cr_assert(strstr(kda_allocator_list(), kda_allocator_id()), "%s is in the list", kda_allocator_id());
-#if defined(KDA_ALLOCATOR_IS_BUMP) || defined(KDA_ALLOCATOR_FDGMALLOC)
-    cr_assert_eq(kda_allocator_frees(), 0);
-#else
-    cr_assert_eq(kda_allocator_frees(), 1);
-#endif
+    cr_assert_eq(kda_allocator_frees(), KDA_ALLOC_FREES);
 }
 
 Test(alloc, alignment_of_every_size)
@@ -77,8 +75,8 @@ Test(alloc, request_larger_than_pool_is_null)
 
 /* The space query against the blocks handed out: holding N blocks takes
  * at least their padded bytes from the free bytes; freeing them gives
- * nothing less back (ScatterAlloc and Halloc retire emptied pages and
- * slabs: all of it); the largest block it reports can be had. */
+ * nothing less back (all of it where emptied pages or slabs are retired:
+ * KDA_ALLOC_SPACE_RESTORED); the largest block it reports can be had. */
 Test(alloc, space_follows_the_blocks)
 {
     enum { N = 100, SIZE = 1000, PADDED = 1008 };
@@ -86,8 +84,8 @@ Test(alloc, space_follows_the_blocks)
     cr_assert_eq(kda_host_pool_create(&pool, pool_of(16u << 20), 4, err, sizeof err), 0, "%s", err);
     kda_space fresh;
     cr_assert_eq(kda_host_pool_space(&pool, &fresh), 0);
-#ifdef KDA_ALLOCATOR_FDGMALLOC
-    cr_assert_eq(fresh.known, 0, "FDGMalloc's memory is CUDA's heap: not known");
+#if !KDA_ALLOC_SPACE_KNOWN
+    cr_assert_eq(fresh.known, 0, "%s cannot tell its free space", kda_allocator_name());
 #else
     cr_assert_eq(fresh.known, 1);
     cr_assert_leq(fresh.free_bytes, pool.heap.bytes);
@@ -101,7 +99,7 @@ Test(alloc, space_follows_the_blocks)
     for (int i = N - 1; i >= 0; i--) kda_free(&pool.heap, blocks[i]);
     cr_assert_eq(kda_host_pool_space(&pool, &freed), 0);
     cr_assert_geq(freed.free_bytes, held.free_bytes, "a free took free bytes away");
-#if defined(KDA_ALLOCATOR_SCATTERALLOC) || defined(KDA_ALLOCATOR_HALLOC)
+#if KDA_ALLOC_SPACE_RESTORED
     cr_assert_eq(freed.free_bytes, fresh.free_bytes, "every page or slab retired");
 #endif
     if (freed.largest_block) {

@@ -1,5 +1,5 @@
-/* test_alloc_circular.c - what only the circular allocators (the CMalloc
- * family) promise: exhaustion gives NULL and freeing makes the pool usable
+/* test_alloc_circular.c - what allocators with a chunk list
+ * (KDA_ALLOC_HAS_CHUNK_LIST: the CMalloc family, circular.h) promise: exhaustion gives NULL and freeing makes the pool usable
  * again, freed chunks merge with their successor, walks that start at a
  * stale or dead header (or one from before a reset) never hand out memory
  * inside a live block, the pre-split heap layout, each multiprocessor's own
@@ -12,7 +12,7 @@
  * chunk by chunk; and the state whole again at the end (expect_all_free). */
 #include "test_alloc.h"
 
-#if KDA_ALLOC_HOST && defined(KDA_ALLOCATOR_IS_CIRCULAR)
+#if KDA_ALLOC_HOST && defined(KDA_ALLOC_HAS_CHUNK_LIST)
 
 static char err[256];
 
