@@ -18,8 +18,8 @@
 #include <stdlib.h>
 
 #ifdef __CUDACC__
-static __host__ __device__ __noinline__ void kda_check_failed(const char *file, int line, const char *cond,
-                                                              const char *what)
+static inline __host__ __device__ __noinline__ void kda_check_failed(const char *file, int line, const char *cond,
+                                                                     const char *what)
 {
 #ifdef __CUDA_ARCH__
     printf("%s:%d: invariant broken: %s (%s)\n", file, line, what, cond);
