@@ -30,6 +30,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "kdalloc/detail/check.h"
+
 enum { EV_END = 0, EV_PLANAR = 1, EV_START = 2 };
 enum { SIDE_LEFT = 1, SIDE_RIGHT = 2, SIDE_BOTH = 3 };
 
@@ -135,7 +137,9 @@ static int push_refs(builder *b, const node_events *ne)
         refs[k] = event_tri(ev[i]);
         k += event_type(ev[i]) != EV_END;
     }
+    KDA_ASSERT(k == ne->n_tris, "a leaf holds one reference to each of its node's triangles");
     b->n_refs += k;
+    KDA_ASSERT(b->n_refs <= b->cap_refs, "a leaf's references lie within the reference array");
     return 0;
 }
 
@@ -340,6 +344,8 @@ static int partition(builder *b, const node_events *ne, const split_choice *c, n
         top += nr;
     }
     b->n_events = top;
+    KDA_ASSERT(c->n_left <= ne->n_tris && c->n_right <= ne->n_tris && c->n_left + c->n_right >= ne->n_tris,
+               "a child's references are a subset of its parent's, and the two hold every one");
     left->n_tris = c->n_left;
     right->n_tris = c->n_right;
     return 0;
@@ -355,6 +361,7 @@ static void build_node(builder *b, uint32_t node, const node_events *ne, const f
     if (depth < b->max_depth && ne->n_tris > 0 && area > 0.0f)
         for (int a = 0; a < 3; a++) sweep_axis(b->events + ne->first[a], ne, a, lo, hi, 1.0f / area, &best);
 
+    KDA_ASSERT(best.cost >= 0.0f, "an SAH cost is not negative");
     if (b->out_of_memory) { /* give up quietly: the caller reports it */
         b->nodes[node] = kdtree_make_leaf(0, 0);
         return;
@@ -378,6 +385,9 @@ static void build_node(builder *b, uint32_t node, const node_events *ne, const f
         b->nodes[node] = kdtree_make_leaf(0, 0);
         return;
     }
+    KDA_ASSERT(child > node && child + 1 < b->n_nodes && child + 1 <= KDTREE_MAX_COUNT,
+               "an inner node's children follow it, within the node array");
+    KDA_ASSERT(best.pos >= lo[best.axis] && best.pos <= hi[best.axis], "the split plane lies within the node's box");
     b->nodes[node] = kdtree_make_inner((uint32_t)best.axis, best.pos, child);
     float left_hi[3] = {hi[0], hi[1], hi[2]}, right_lo[3] = {lo[0], lo[1], lo[2]};
     left_hi[best.axis] = best.pos;

@@ -52,6 +52,9 @@ static inline int grow_plan_create(kda_pool *pool, uint64_t start, uint64_t limi
         return -1;
     }
     if (kda_alloc_plan(&pool->heap, plan, start, pool->n_sms, err, errlen)) return -1;
+    KDA_ASSERT(start % g == 0 && plan->limit_bytes % g == 0, "a growable pool's start and limit are whole granules");
+    KDA_ASSERT(kda_allocator_min_pool() <= start && start <= plan->limit_bytes,
+               "a growable pool starts at the minimum pool or more, and at its limit or less");
     pool->start_bytes = start;
     return 0;
 }
@@ -70,7 +73,10 @@ static inline uint64_t grow_target(const kda_pool *pool, uint64_t bytes, const c
     }
     uint64_t want = grow_round_up(bytes, pool->granule);
     if (want > limit) want = limit;
-    if (want > pool->heap.bytes) return want;
+    if (want > pool->heap.bytes) {
+        KDA_ASSERT(want % pool->granule == 0 && want <= limit, "a growth maps whole granules, up to the limit");
+        return want;
+    }
     if (pool->heap.bytes >= limit)
         snprintf(err, errlen, "the pool cannot grow past its limit of %.4g MiB (%s)", grow_mib(limit),
                  pool->limit_by_allocator ? "the most " KDA_ALLOC_NAME " addresses" : given);

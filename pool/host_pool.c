@@ -78,6 +78,7 @@ void kda_host_pool_reset(kda_pool *pool)
         madvise(pool->heap.base + pool->start_bytes, grown, MADV_DONTNEED);
         mprotect(pool->heap.base + pool->start_bytes, grown, PROT_NONE);
         char err[160];
+        KDA_ASSERT(pool->start_bytes <= pool->plan.limit_bytes, "a grown pool's start lies within its limit");
         pool->heap.bytes = pool->start_bytes;
         kda_alloc_plan(&pool->heap, &pool->plan, pool->start_bytes, pool->n_sms, err, sizeof err); /* planned before: cannot fail */
         kda_alloc_bind(&pool->heap, pool->state_block);
@@ -153,6 +154,8 @@ int kda_host_pool_grow(kda_pool *pool, uint64_t bytes, char *err, size_t errlen)
     }
     kda_heap after = pool->heap;
     kda_alloc_grow_heap(&after, want);
+    KDA_ASSERT(after.bytes > pool->heap.bytes && after.bytes <= pool->plan.limit_bytes,
+               "a growth moves the pool's end forward, within its limit");
     kda_alloc_grow(&pool->heap, &after);
     pool->heap = after;
     return 0;

@@ -38,6 +38,7 @@ KDA_FN void *atomic_malloc(const kda_heap *h, uint64_t size)
     if (need == 0 || need > h->bytes) return NULL;
     uint64_t offset = kda_add64(h->state.counter, need);
     if (offset + need > h->bytes) return NULL;
+    KDA_ASSERT(offset % KDA_UNIT == 0, "the counter moves by whole units: blocks stay 16-byte aligned");
     return h->base + offset;
 }
 
@@ -47,6 +48,7 @@ KDA_FN void *aw_malloc(const kda_heap *h, uint64_t size)
     if (need == 0 || need > h->bytes) return NULL;
     for (;;) {
         uint64_t offset = kda_add64(h->state.counter, need);
+        KDA_ASSERT(offset % KDA_UNIT == 0, "the counter moves by whole units: blocks stay 16-byte aligned");
         if (offset + need <= h->bytes) return h->base + offset;
         /* Past the end: try to restart the ring with our block at 0. */
         uint64_t seen = offset + need;

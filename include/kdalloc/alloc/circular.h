@@ -416,10 +416,13 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     uint32_t c = w.c;
     circ_count_walk(&w, size, started, 1);
     /* Chunk c is ours and spans [c, next). */
+    KDA_ASSERT(next > c && next - c >= need && next < h->state.units,
+               "the chunk taken ends ahead of its header, within the pool, and holds the request");
     uint32_t end = next;
     uint32_t size_units = next - c;
     if (size_units >= need + 2 && (uint64_t)size_units * KDA_MAX_FRAG_DEN >= (uint64_t)need * KDA_MAX_FRAG_NUM) {
         end = c + need;
+        KDA_ASSERT(end - c >= 2 && next - end >= 2, "a split leaves both parts at least the minimum");
         circ_write_header(h, end, KDA_STATE_FREE, next, fused); /* the rest, a new free chunk */
         kda_fence();
         if (fused) kda_store64(circ_word(h, c), circ_pack(h, c, KDA_STATE_USED, end));
@@ -434,6 +437,8 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
     if (!ptr) return;
     uint32_t c = (uint32_t)(((unsigned char *)ptr - h->base) / KDA_UNIT) - 1;
     kda_fence(); /* our payload stores land before the chunk is free */
+    KDA_ASSERT(c < h->state.units - 1 && kda_load32(circ_flag(h, c)) == (circ_tag(h, c) | KDA_STATE_USED),
+               "a freed block's header carries its tag and is used");
     if (fused) {
         uint32_t next = (uint32_t)(kda_load64(circ_word(h, c)) >> 32);
         uint32_t slot = circ_free_slot(h, multi, c);
@@ -441,6 +446,7 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
         if (!circ_is_home(h, next, multi) && (uint32_t)w == (circ_tag(h, next) | KDA_STATE_FREE) &&
             kda_cas64(circ_word(h, next), w, w | KDA_STATE_USED) == w) {
             next = (uint32_t)(w >> 32); /* merge the free successor into c */
+            KDA_ASSERT(next > c && next < h->state.units, "a merge moves the chunk's end forward, within the pool");
             kda_store32(&h->state.offsets[slot], next);
         }
         /* One store publishes the new end and the free state together. */
@@ -452,6 +458,7 @@ KDA_FN void circ_free(const kda_heap *h, void *ptr, int fused, int multi)
         if (!circ_is_home(h, next, multi) &&
             kda_cas32(circ_flag(h, next), free_flag, free_flag | KDA_STATE_USED) == free_flag) {
             next = kda_load32(circ_next(h, next)); /* merge the free successor into c */
+            KDA_ASSERT(next > c && next < h->state.units, "a merge moves the chunk's end forward, within the pool");
             kda_store32(circ_next(h, c), next);
             kda_store32(&h->state.offsets[slot], next);
             kda_fence();

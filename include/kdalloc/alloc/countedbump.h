@@ -361,6 +361,7 @@ KDA_FN uint64_t cb_fresh_chunk(const kda_heap *h)
 {
     int64_t c = cb_take_low(h);
     if (c < 0) return 0;
+    KDA_ASSERT(c < h->state.chunks, "a slot's chunk lies in the pool");
     kda_fence(); /* acquire: the balance is written after its last life's adds */
     kda_store32((uint32_t *)cb_balance(h, (uint32_t)c), 0);
     kda_fence(); /* release: before the slot names the chunk */
@@ -375,7 +376,10 @@ KDA_FN int cb_close(const kda_heap *h, uint32_t s, uint32_t c, uint32_t served)
     kda_fence(); /* acquire: the balance add below follows the installer's 0 */
     uint64_t next = cb_fresh_chunk(h);
     kda_store64(cb_slot(h, s), next);
+    KDA_ASSERT(served <= h->state.chunk_bytes / KDA_UNIT, "a chunk serves at most C/16 requests");
     int32_t before = (int32_t)kda_add32((uint32_t *)cb_balance(h, c), served);
+    KDA_ASSERT(before <= 0 && before + (int32_t)served >= 0,
+               "before the close the balance is <= 0; after it, no more frees than requests served");
     if (before + (int32_t)served == 0) cb_recycle(h, c);
     return next != 0;
 }
@@ -443,6 +447,7 @@ KDA_FN void *cb_malloc_large(const kda_heap *h, uint64_t need)
     int64_t c = k <= 64 ? cb_take_high(h, (uint32_t)k) : -1;
     if (c < 0) c = cb_take_long(h, (uint32_t)k);
     if (c < 0) return NULL;
+    KDA_ASSERT(c + k <= h->state.chunks, "a run lies in the pool");
     kda_fence(); /* acquire: after the last free's run[c] = 0 and balance add */
     kda_store32(cb_run(h, (uint32_t)c), (uint32_t)k);
     kda_store32((uint32_t *)cb_balance(h, (uint32_t)c), CB_LARGE);
@@ -460,6 +465,7 @@ KDA_FN void *cb_malloc_again(const kda_heap *h, uint32_t s, uint64_t need, uint6
         if (!c1) {
             if (!cb_fill_empty(h, s)) return NULL;
         } else if (used + need <= h->state.chunk_bytes) {
+            KDA_ASSERT(c1 - 1 < h->state.chunks, "a slot names a chunk of the pool");
             return h->base + (uint64_t)(c1 - 1) * h->state.chunk_bytes + used;
         } else if (used <= h->state.chunk_bytes) { /* the first that does not fit closes the chunk */
             if (!cb_close(h, s, c1 - 1, cb_slot_count(old))) return NULL;
@@ -524,6 +530,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 #endif
     uint64_t old = kda_add64(cb_slot(h, s), need << CB_COUNT_BITS | 1);
     uint64_t used = cb_slot_bytes(old);
+    KDA_ASSERT(cb_slot_chunk(old) <= h->state.chunks, "a slot names a chunk of the pool, or none");
     if (cb_slot_chunk(old) && used + need <= h->state.chunk_bytes)
         return h->base + (uint64_t)(cb_slot_chunk(old) - 1) * h->state.chunk_bytes + used;
     return cb_malloc_again(h, s, need, old);
@@ -533,6 +540,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 KDA_FN void cb_free_large(const kda_heap *h, uint32_t c)
 {
     uint32_t k = kda_load32(cb_run(h, c));
+    KDA_ASSERT(k > 0 && c + k <= h->state.chunks, "a run's length at its free is > 0, its chunks in the pool");
     kda_store32(cb_run(h, c), 0);
     kda_fence();
     cb_give_back(h, c, k);
@@ -543,7 +551,11 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     if (!ptr) return;
     uint32_t c = cb_chunk_of(h, ptr);
     kda_fence(); /* our stores to the block land before it can be reused */
+    KDA_ASSERT(c < h->state.chunks, "a freed block lies in the pool");
     int32_t before = (int32_t)kda_add32((uint32_t *)cb_balance(h, c), ~0u);
+    KDA_ASSERT(before == CB_LARGE || (before > -(int32_t)(h->state.chunk_bytes / KDA_UNIT) &&
+                                      before <= (int32_t)(h->state.chunk_bytes / KDA_UNIT)),
+               "a chunk's balance lies within its requests served (a run's: CB_LARGE)");
     if (before == 1) cb_recycle(h, c); /* the closed chunk's last block */
     else if (before >= CB_LARGE) cb_free_large(h, c);
 }

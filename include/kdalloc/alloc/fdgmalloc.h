@@ -83,6 +83,7 @@ KDA_FN fdg_warp **fdg_cell(const kda_heap *h, uint32_t slot) { return h->state.w
 /* Registers a block from the system allocator; -1 when no list can be had. */
 KDA_FN int fdg_register(fdg_warp *w, void *block)
 {
+    KDA_ASSERT(w->count <= FDG_LIST, "a list registers at most FDG_LIST blocks");
     if (w->count == FDG_LIST) {
         void **list = (void **)kda_sys_malloc((FDG_LIST + 1) * sizeof(void *));
         if (!list) return -1;
@@ -157,6 +158,7 @@ KDA_FN unsigned char *fdg_serve(const kda_heap *h, uint32_t slot, uint64_t total
         }
         block = w->used + total <= FDG_SUPERBLOCK ? w->superblock + w->used : NULL;
         if (block) w->used += total;
+        KDA_ASSERT(w->used <= FDG_SUPERBLOCK, "a superblock hands out at most its bytes");
     }
     kda_fence();
     kda_store32(&w->lock, 0);

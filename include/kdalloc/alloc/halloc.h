@@ -109,6 +109,7 @@ KDA_HD uint32_t ha_class_in(uint64_t word) { return (uint32_t)((word & ~HA_HEAD_
 KDA_FN void ha_unreserve(const kda_heap *h, uint32_t slab)
 {
     uint64_t old = kda_add64(ha_word(h, slab), ~(uint64_t)0);
+    KDA_ASSERT(ha_count(old) >= 1, "a reservation given back was taken: the count is >= 1");
     if (ha_count(old) == 1 && !(old & HA_HEAD_FLAG) && ha_class_in(old))
         kda_cas64(ha_word(h, slab), old - 1, 0);
 }
@@ -209,6 +210,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
         }
         if (ha_count(old) + 1 >= ha_busy(k)) ha_move_head(h, k, head, 0); /* if nobody is at it */
         uint32_t block = ha_take_block(h, head - 1, k, kda_warp_slot() * 32 + kda_lane_id() + ha_count(old));
+        KDA_ASSERT(block < ha_blocks(k), "a block's bit lies within its slab's class");
         return h->base + (uint64_t)(head - 1) * HA_SLAB + (uint64_t)block * ha_class_bytes(k);
     }
 }
@@ -224,6 +226,7 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     uint64_t offset = (uint64_t)(p - h->base);
     uint32_t slab = (uint32_t)(offset / HA_SLAB);
     uint32_t k = ha_class_in(kda_load64(ha_word(h, slab))) - 1;
+    KDA_ASSERT(k < HA_CLASSES, "a freed block's slab holds blocks, so it has a class");
     uint32_t block = (uint32_t)(offset % HA_SLAB / ha_class_bytes(k));
     kda_fence(); /* our stores to the block land before it is free */
     kda_and32(ha_bits(h, slab, block / 32), ~(1u << block % 32));

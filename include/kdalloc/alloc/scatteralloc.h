@@ -160,6 +160,7 @@ KDA_HD uint32_t sa_fill_of(uint64_t word) { return (uint32_t)word; }
 KDA_FN uint64_t sa_unreserve(const kda_heap *h, uint32_t page)
 {
     uint64_t old = kda_add64(sa_word(h, page), ~(uint64_t)0); /* fill - 1 (it is >= 1: ours) */
+    KDA_ASSERT(sa_fill_of(old) >= 1, "a reservation given back was taken: the fill level is >= 1");
     uint64_t chunk = sa_size_of(old);
     if (chunk && chunk <= SA_PAGE) {
         if (sa_fill_of(old) == sa_chunks(chunk)) kda_add32(sa_full(h, page / SA_REGION), ~0u);
@@ -226,6 +227,7 @@ KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk, sa_di
             if (i >= 4 * words) kda_pause();
         }
     }
+    KDA_ASSERT(spot >= 0 && (uint32_t)spot < chunks, "a chunk's bit lies within the page's chunk count");
     return h->base + (uint64_t)page * SA_PAGE + (uint64_t)spot * chunk;
 }
 
@@ -361,6 +363,7 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     uint64_t offset = (uint64_t)((unsigned char *)ptr - h->base);
     uint32_t page = (uint32_t)(offset / SA_PAGE);
     uint64_t chunk = sa_size_of(kda_load64(sa_word(h, page)));
+    KDA_ASSERT(page < h->state.pages && chunk != 0, "a freed block's page is split to a chunk size");
     kda_fence(); /* our stores to the block land before it is free */
     if (chunk > SA_PAGE) { /* a large block: release its pages */
         uint32_t pages = (uint32_t)((chunk + SA_PAGE - 1) / SA_PAGE);

@@ -279,6 +279,7 @@ KDA_FN uint32_t sb_take_free(const kda_heap *h)
             uint64_t old = kda_or64_acquire(&h->state.taken[w], bit); /* acquire: after the retirer's status 0 */
             if (!(old & bit)) {
                 kda_add32(h->state.free_chunks, 0u - 1u);
+                KDA_ASSERT(kda_load32(h->state.free_chunks) <= h->state.chunks, "free_chunks never wraps below 0");
                 if (w != start) kda_cas32(h->state.hint, start, w);
                 return 64 * w + (uint32_t)(63 - kda_clz64(bit));
             }
@@ -351,6 +352,8 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
      * would close the chunk again at once, queue it and install it again
      * while a free is held between its two steps. */
     uint32_t want = sb_move(h, c, k, SB_QUEUED, SB_ACTIVE) & SB_COUNT_MASK;
+    KDA_ASSERT(want >= sb_threshold(h, k) && want <= sb_blocks(h, k),
+               "a chunk taken off the queue counts a quarter to all of its blocks freed");
     uint32_t moved = 0, *freed = sb_freed(h, c), *avail = sb_avail(h, c);
     for (uint32_t words = sb_words_k(h, k);; kda_pause()) {
         for (uint32_t w = 0; w < words; w++) {
@@ -366,6 +369,8 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
     }
     SB_SEAM(SB_SEAM_INSTALLED, h, c, moved);
     kda_add32(&h->state.status[c], 0u - moved);
+    KDA_ASSERT((kda_load32(&h->state.status[c]) & SB_COUNT_MASK) <= sb_blocks(h, k),
+               "an install moves no more bits than the count holds");
     kda_fence(); /* release: avail before the slot names the chunk */
     return sb_value(c, moved, 0);
 }
@@ -393,6 +398,7 @@ KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
     uint32_t *freed = sb_freed(h, c), words = sb_words_k(h, k);
     for (uint32_t bits = 0;; bits = 0) {
         for (uint32_t w = 0; w < words; w++) bits += sb_popc(kda_load32(&freed[w]));
+        KDA_ASSERT(bits <= n, "a retire finds exactly n freed bits, never more");
         if (bits == n) break;
         kda_pause();
     }
@@ -424,6 +430,8 @@ KDA_FN void sb_queue(const kda_heap *h, uint32_t c, uint32_t k)
 KDA_FN void sb_close(const kda_heap *h, uint32_t c, uint32_t k)
 {
     uint32_t st = sb_move(h, c, k, SB_ACTIVE, SB_CLOSED);
+    KDA_ASSERT(sb_moved(st, k, SB_ACTIVE), "the closer's chunk is active in its slot, in its class");
+    KDA_ASSERT((st & SB_COUNT_MASK) <= sb_blocks(h, k), "a chunk's count never exceeds its blocks");
     if ((st & SB_COUNT_MASK) == sb_blocks(h, k)) sb_retire(h, c, k);
     else if ((st & SB_COUNT_MASK) >= sb_threshold(h, k) &&
              sb_moved(sb_move(h, c, k, SB_CLOSED, SB_QUEUED), k, SB_CLOSED))
@@ -528,6 +536,7 @@ KDA_FN void *sb_take_run(const kda_heap *h, uint64_t need)
 KDA_FN void sb_free_run(const kda_heap *h, uint32_t c)
 {
     uint32_t k = kda_load32(&h->state.run[c]);
+    KDA_ASSERT(k > 0 && c + k <= h->state.chunks, "a run's length at its free is > 0, its chunks in the pool");
     kda_store32(&h->state.status[c], 0);
     kda_add32(h->state.free_chunks, k);
     kda_fence();
@@ -567,6 +576,7 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
         uint32_t c1 = sb_v_chunk(v), t = sb_v_ticket(v), limit = sb_v_limit(v);
         if (c1 && t < limit) {
             uint32_t b = sb_v_first(v) ? t : sb_claim(h, c1 - 1, k, t);
+            KDA_ASSERT(c1 - 1 < h->state.chunks && b < sb_blocks(h, k), "a ticket's block lies in its slot's chunk");
             return h->base + ((uint64_t)(c1 - 1) << h->state.chunk_shift) + (uint64_t)b * sb_block(k);
         }
         if (c1 && t == limit) { /* the closer: the next chunk, then this request again */
@@ -621,6 +631,8 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
         sb_free_run(h, c);
         return;
     }
+    KDA_ASSERT(c < h->state.chunks && class1 >= 1 && class1 <= h->state.classes,
+               "a freed block lies in a chunk of the pool that serves a class");
     uint32_t k = class1 - 1, b = sb_div_block((uint32_t)offset & (h->state.chunk_bytes - 1), k);
     SB_SEAM(SB_SEAM_COUNTED, h, c, b);
     if (alone) {
@@ -632,6 +644,7 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
         if (kda_lane_id() != lead) return;
     }
     uint32_t before = old & SB_COUNT_MASK, count = before + m, thr = sb_threshold(h, k);
+    KDA_ASSERT(count <= sb_blocks(h, k), "a chunk's count never exceeds its blocks");
     if (count == sb_blocks(h, k)) sb_retire(h, c, k);
     else if (sb_state(old) == SB_CLOSED && before < thr && count >= thr &&
              sb_moved(sb_move(h, c, k, SB_CLOSED, SB_QUEUED), k, SB_CLOSED))
@@ -707,6 +720,7 @@ static inline void kda_alloc_grow_heap(kda_heap *h, uint64_t bytes)
 }
 KDA_FN void kda_alloc_grow(const kda_heap *before, const kda_heap *after)
 {
+    KDA_ASSERT(after->state.chunks >= before->state.chunks, "growth only adds chunks");
     kda_add32(after->state.free_chunks, after->state.chunks - before->state.chunks);
 }
 

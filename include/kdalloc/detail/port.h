@@ -48,6 +48,8 @@
 
 #include <stdint.h>
 
+#include "check.h" /* KDA_ASSERT */
+
 #ifdef __CUDACC__
 
 #define KDA_FN static __device__ __forceinline__
