@@ -168,18 +168,24 @@ were freed are served (served: that share of the freed bytes); every live block 
 words read back wrong: a block handed out twice).  Each cell: the lowest share over K = 2, 4, 16 and 64."""
 
 
-def reuse_sweep(args, runs, variants):
-    """The reuse test for every variant, one run per block size, into reuse.csv; returns the failures."""
+def one_point_sweep(args, runs, variants, test, flag, points, head, timeout):
+    """kdalloc-allocbench --test TEST FLAG P for every variant and point P, into TEST.csv (its header: head);
+    returns {(variant key, P): failure}."""
     rows, failures = [], {}
     for v in variants:
-        for size in REUSE_SIZES:
-            rec = allocbench_run(args, runs, "reuse", v, "reuse", ["--size", str(size)], size, args.timeout)
+        for p in points:
+            rec = allocbench_run(args, runs, test, v, test, [flag, str(p)], p, timeout)
             rows.extend(rec["rows"])
-            failures[(v.key, size)] = rec["failure"]
-    with open(os.path.join(args.out, "reuse.csv"), "w") as f:
-        f.write(REUSE_HEAD + "\n" + "".join(r + "\n" for r in rows))
-    log("wrote reuse.csv")
+            failures[(v.key, p)] = rec["failure"]
+    with open(os.path.join(args.out, test + ".csv"), "w") as f:
+        f.write(head + "\n" + "".join(r + "\n" for r in rows))
+    log("wrote %s.csv" % test)
     return failures
+
+
+def reuse_sweep(args, runs, variants):
+    """The reuse test for every variant, one run per block size, into reuse.csv; returns the failures."""
+    return one_point_sweep(args, runs, variants, "reuse", "--size", REUSE_SIZES, REUSE_HEAD, args.timeout)
 
 
 def reuse_table(args, variants, failures):
@@ -227,16 +233,8 @@ warm-up took over 2 s).  failures: requests answered NULL; bad: blocks found ove
 
 def list_sweep(args, runs, variants):
     """The list workload for every variant at each thread count, into list.csv; returns the failures."""
-    rows, failures = [], {}
-    for v in variants:
-        for n in LIST_THREADS:
-            rec = allocbench_run(args, runs, "list", v, "list", ["--requesters", str(n)], n, args.list_timeout)
-            rows.extend(rec["rows"])
-            failures[(v.key, n)] = rec["failure"]
-    with open(os.path.join(args.out, "list.csv"), "w") as f:
-        f.write(LIST_HEAD + "\n" + "".join(r + "\n" for r in rows))
-    log("wrote list.csv")
-    return failures
+    return one_point_sweep(args, runs, variants, "list", "--requesters", LIST_THREADS, LIST_HEAD,
+                           args.list_timeout)
 
 
 def list_table(args, variants, failures):
