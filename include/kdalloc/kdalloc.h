@@ -226,7 +226,9 @@ void kda_host_set_warp(uint32_t id);
  * Defined by the allocator's header, inline, so they compile into the
  * caller's kernels:
  *   void *kda_malloc(const kda_heap *h, uint64_t size)
- *       one thread's request; NULL when the pool cannot serve it.
+ *       one thread's request; NULL when the pool cannot serve it.  A
+ *       request of 0 bytes returns NULL, with every allocator, and takes
+ *       nothing from the pool (so a NULL is not always a full pool).
  *   void  kda_free(const kda_heap *h, void *p)
  *       gives back a block of kda_malloc (NULL is ignored).  Stores that
  *       other threads made to it must have been fenced by them
