@@ -3,8 +3,8 @@
  * bytes) and once more as a .gz file.  The loader must return 0 with a
  * well-formed scene or -1 with a message, and never crash, hang, leak or
  * trip AddressSanitizer or UndefinedBehaviorSanitizer.  Seeds:
- * tests/fuzz_corpus/.  Run: build-fuzz/tests/fuzz_obj -max_total_time=60
- * -rss_limit_mb=2048 CORPUS_DIR tests/fuzz_corpus */
+ * tests/scenes/fuzz_corpus/.  Run: build-fuzz/fuzz_obj -max_total_time=60
+ * -rss_limit_mb=2048 CORPUS_DIR tests/scenes/fuzz_corpus */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
