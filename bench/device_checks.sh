@@ -71,6 +71,13 @@ san() {
   san racecheck slabbump-bunny build-compare/kdalloc-slabbump build --gpu --pool-factor 200 --watchdog 0 "$S/bunny.obj.gz"
   san memcheck slabbump-grow build-compare/kdalloc-slabbump build --gpu --watchdog 0 --scene spheres --triangles 100000 --pool auto --pool-start 1
   san memcheck slabbump-reuse build-compare/kdalloc-allocbench-slabbump --test reuse --size 64 --pool-bytes 33554432
+  # the ray caster: primary rays, then shadow rays, every pixel checked on the CPU
+  for tool in memcheck racecheck; do
+    san $tool render-teapot $K render --gpu "$S/teapot.obj.gz" --width 320 --height 180 --validate all -o /tmp/device_checks.png
+    san $tool render-teapot-shadows $K render --gpu "$S/teapot.obj.gz" --shadows --width 320 --height 180 --validate all -o /tmp/device_checks.png
+  done
+  case " $(echo $TESTS) " in *" test_gpu_render "*)
+    san memcheck test_gpu_render --target-processes all $B/tests/test_gpu_render --jobs 1 ;; esac
   case " $(echo $TESTS) " in *" test_gpu_build_gallatin "*)
     san memcheck gallatin-teapot build-compare/kdalloc-gallatin build --gpu --pool-factor 200 --watchdog 0 "$S/teapot.obj.gz" ;; esac
   # CountedBump with slots shared by several SMs (tests/alloc/test_gpu_countedbump.c), smaller grids under the tools
