@@ -31,7 +31,8 @@ static inline void stats_reset(void) { CUDA(kda_walk_stats_reset(), "resetting t
 static inline void stats_print(const char *test, uint32_t payload)
 {
     char title[64];
-    snprintf(title, sizeof title, "%s, %s, %u B", test, kda_allocator_name(), payload);
+    if (payload) snprintf(title, sizeof title, "%s, %s, %u B", test, kda_allocator_name(), payload);
+    else snprintf(title, sizeof title, "%s, %s", test, kda_allocator_name()); /* no one size */
     CUDA(kda_walk_stats_print(stderr, title), "reading the walk statistics");
 }
 #else

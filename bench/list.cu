@@ -56,6 +56,7 @@ static void list_point(kda_pool *pool, uint32_t threads)
             exit(1);
         }
         CUDA(cudaMemset(totals, 0, sizeof host), "cudaMemset");
+        stats_reset(); /* -DKDA_DIAG: the steps of the last run */
         CUDA(cudaEventRecord(t0), "cudaEventRecord");
         list_kernel<<<(threads + LIST_BLOCK - 1) / LIST_BLOCK, LIST_BLOCK>>>(pool->heap, threads, totals);
         CUDA(cudaGetLastError(), "launching the list workload");
@@ -71,6 +72,9 @@ static void list_point(kda_pool *pool, uint32_t threads)
     printf("list,%s,%u,%u,%llu,%llu,%llu,%.3f,%llu\n", kda_allocator_name(), threads, LIST_ROUNDS, host[0], host[1],
            host[2], (double)ms[timed / 2], (unsigned long long)pool->heap.bytes);
     fflush(stdout);
+    char title[32];
+    snprintf(title, sizeof title, "list, %u threads", threads);
+    stats_print(title, 0);
     CUDA(cudaEventDestroy(t0), "cudaEventDestroy");
     CUDA(cudaEventDestroy(t1), "cudaEventDestroy");
     CUDA(cudaFree(totals), "cudaFree");

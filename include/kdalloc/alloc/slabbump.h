@@ -152,6 +152,7 @@
 enum { SB_FREE = 0, SB_ACTIVE = 1, SB_CLOSED = 2, SB_QUEUED = 3 };
 
 #include "kdalloc/detail/port.h"
+#include "kdalloc/alloc/slabbump_diag.h" /* SB_COUNT: -DKDA_DIAG's step counts, else nothing */
 
 typedef struct kda_state {
     uint64_t *slots;       /* [n_slots * SB_SLOT_STRIDE] */
@@ -281,11 +282,13 @@ KDA_FN uint32_t sb_take_free(const kda_heap *h)
                 kda_add32(h->state.free_chunks, 0u - 1u);
                 KDA_ASSERT(kda_load32(h->state.free_chunks) <= h->state.chunks, "free_chunks never wraps below 0");
                 if (w != start) kda_cas32(h->state.hint, start, w);
+                SB_COUNT(SB_D_FREE_WORDS, i + 1);
                 return 64 * w + (uint32_t)(63 - kda_clz64(bit));
             }
             free_bits = ~(old | bit) & valid;
         }
     }
+    SB_COUNT(SB_D_FREE_WORDS, words);
     return UINT32_MAX;
 }
 
@@ -307,11 +310,13 @@ KDA_FN uint32_t sb_take_queued(const kda_heap *h, uint32_t k)
             if (old & bit) {
                 kda_add32(&h->state.queued[k], 0u - 1u);
                 if (w != start) kda_cas32(&h->state.qhint[k], start, w);
+                SB_COUNT(SB_D_QUEUE_WORDS, i + 1);
                 return 64 * w + (uint32_t)(63 - kda_clz64(bit));
             }
             x = old & ~bit;
         }
     }
+    SB_COUNT(SB_D_QUEUE_WORDS, words);
     return UINT32_MAX;
 }
 
@@ -340,10 +345,14 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
     if (c != UINT32_MAX) {
         kda_store32(&h->state.status[c], sb_status(SB_ACTIVE, k + 1, 0));
         kda_fence();
+        SB_COUNT(SB_D_INSTALL_FREE, 1);
         return sb_value(c, sb_blocks(h, k), 1);
     }
     c = sb_take_queued(h, k);
-    if (c == UINT32_MAX) return 0;
+    if (c == UINT32_MAX) {
+        SB_COUNT(SB_D_INSTALL_NONE, 1);
+        return 0;
+    }
     kda_fence(); /* acquire: after the queue's bit */
     /* Only the taker of the queue's bit moves a chunk out of QUEUED, so the
      * move succeeds; the count it read (at least the threshold) is frees
@@ -366,7 +375,10 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
             }
         }
         if (moved >= want) break;
+        SB_COUNT(SB_D_INSTALL_ROUNDS, 1);
     }
+    SB_COUNT(SB_D_INSTALL_QUEUED, 1);
+    SB_COUNT(SB_D_MOVED, moved);
     SB_SEAM(SB_SEAM_INSTALLED, h, c, moved);
     kda_add32(&h->state.status[c], 0u - moved);
     KDA_ASSERT((kda_load32(&h->state.status[c]) & SB_COUNT_MASK) <= sb_blocks(h, k),
@@ -405,6 +417,7 @@ KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
     for (uint32_t w = 0; w < words; w++) kda_store32(&freed[w], 0);
     kda_store32(&h->state.status[c], 0);
     kda_add32(h->state.free_chunks, 1);
+    SB_COUNT(SB_D_RETIRES, 1);
     kda_fence(); /* release: the chunk clean (and counted) before it is free */
     kda_and64(&h->state.taken[c / 64], ~((uint64_t)1 << (c % 64)));
 }
@@ -419,6 +432,7 @@ KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
 KDA_FN void sb_queue(const kda_heap *h, uint32_t c, uint32_t k)
 {
     kda_add32(&h->state.queued[k], 1);
+    SB_COUNT(SB_D_QUEUES, 1);
     kda_fence(); /* the state and the count before the queue's bit */
     SB_SEAM(SB_SEAM_QUEUED, h, c, k);
     kda_or64(&sb_reusable(h, k)[c / 64], (uint64_t)1 << (c % 64));
@@ -556,37 +570,50 @@ KDA_FN uint32_t sb_claim(const kda_heap *h, uint32_t c, uint32_t k, uint32_t t)
             uint32_t bit = x & (0u - x);
             /* acquire: the install that set the bit, and the free before it */
             uint32_t old = kda_and32_acquire(&avail[w], ~bit);
+            SB_COUNT(SB_D_CLAIM_ANDS, 1);
             if (old & bit) return 32 * w + (uint32_t)kda_ffs32(bit) - 1;
             x = old & ~bit;
         }
-        if (i >= words) kda_pause(); /* a bit is on its way (an older ticket took one of ours) */
+        if (i >= words) { /* a bit is on its way (an older ticket took one of ours) */
+            SB_COUNT(SB_D_CLAIM_PAUSES, 1);
+            kda_pause();
+        }
     }
 }
 
-KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
+KDA_FN void *sb_malloc(const kda_heap *h, uint64_t size)
 {
     if (size == 0 || size > h->bytes) return NULL; /* before the padding, which wraps near 2^64 */
     uint64_t need = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
     uint32_t k = sb_class_of(h, need);
-    if (k == SB_CLASSES) return sb_take_run(h, need);
+    if (k == SB_CLASSES) {
+        SB_COUNT(SB_D_RUNS, 1);
+        return sb_take_run(h, need);
+    }
     uint32_t s = (kda_sm_id() % h->state.sets) * h->state.classes + k;
     uint64_t *slot = sb_slot(h, s);
     for (;;) {
         uint64_t v = kda_add64(slot, 1);
         uint32_t c1 = sb_v_chunk(v), t = sb_v_ticket(v), limit = sb_v_limit(v);
         if (c1 && t < limit) {
+            SB_COUNT(sb_v_first(v) ? SB_D_FIRST : SB_D_CLAIMED, 1);
             uint32_t b = sb_v_first(v) ? t : sb_claim(h, c1 - 1, k, t);
             KDA_ASSERT(c1 - 1 < h->state.chunks && b < sb_blocks(h, k), "a ticket's block lies in its slot's chunk");
             return h->base + ((uint64_t)(c1 - 1) << h->state.chunk_shift) + (uint64_t)b * sb_block(k);
         }
         if (c1 && t == limit) { /* the closer: the next chunk, then this request again */
+            long long t0 = SB_CLOCK();
             kda_fence();
             sb_close(h, c1 - 1, k);
             kda_store64(slot, sb_install(h, k));
+            SB_COUNT(SB_D_CLOSES, 1);
+            SB_COUNT(SB_D_CYCLES_CLOSE, SB_CLOCK() - t0);
+            (void)t0;
             continue;
         }
         if (!c1) { /* an empty slot: one request at a time fills it */
             if (kda_cas32(sb_fill(h, s), 0, 1) == 0) {
+                SB_COUNT(SB_D_FILLS, 1);
                 kda_fence();
                 uint64_t seen = kda_load64(slot), next = 0, old;
                 if (!sb_v_chunk(seen)) {
@@ -597,22 +624,40 @@ KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
                 kda_store32(sb_fill(h, s), 0);
                 if (!sb_v_chunk(seen) && !next) return NULL; /* no chunk left for the class */
             } else {
-                while (kda_load32(sb_fill(h, s)) && !sb_v_chunk(kda_load64(slot))) kda_pause();
+                while (kda_load32(sb_fill(h, s)) && !sb_v_chunk(kda_load64(slot))) {
+                    SB_COUNT(SB_D_FILL_PAUSES, 1);
+                    kda_pause();
+                }
                 kda_fence(); /* acquire: the filler's slot, written before its fill word came down */
                 if (!sb_v_chunk(kda_load64(slot))) return NULL; /* the filler found none */
             }
             continue;
         }
         /* past the limit: wait until the closer has installed the next */
+        long long t0 = SB_CLOCK();
         for (uint64_t now = kda_load64(slot); sb_v_chunk(now) && sb_v_ticket(now) > sb_v_limit(now);
-             now = kda_load64(slot))
+             now = kda_load64(slot)) {
+            SB_COUNT(SB_D_LIMIT_PAUSES, 1);
             kda_pause();
+        }
+        SB_COUNT(SB_D_CYCLES_LIMIT, SB_CLOCK() - t0);
+        (void)t0;
     }
 }
 
-KDA_FN void kda_free(const kda_heap *h, void *ptr)
+KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 {
-    if (!ptr) return;
+    long long t0 = SB_CLOCK();
+    void *p = sb_malloc(h, size);
+    SB_COUNT(SB_D_MALLOCS, 1);
+    if (!p) SB_COUNT(SB_D_NULLS, 1);
+    SB_COUNT(SB_D_CYCLES_MALLOC, SB_CLOCK() - t0);
+    (void)t0;
+    return p;
+}
+
+KDA_FN void sb_free(const kda_heap *h, void *ptr)
+{
     uint64_t offset = (uint64_t)((unsigned char *)ptr - h->base);
     uint32_t c = (uint32_t)(offset >> h->state.chunk_shift);
     kda_fence(); /* our stores to the block land before it can be served again */
@@ -649,6 +694,16 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     else if (sb_state(old) == SB_CLOSED && before < thr && count >= thr &&
              sb_moved(sb_move(h, c, k, SB_CLOSED, SB_QUEUED), k, SB_CLOSED))
         sb_queue(h, c, k);
+}
+
+KDA_FN void kda_free(const kda_heap *h, void *ptr)
+{
+    if (!ptr) return;
+    long long t0 = SB_CLOCK();
+    sb_free(h, ptr);
+    SB_COUNT(SB_D_FREES, 1);
+    SB_COUNT(SB_D_CYCLES_FREE, SB_CLOCK() - t0);
+    (void)t0;
 }
 
 /* ---- host side ---- */
