@@ -48,11 +48,11 @@ Test(slabbump, class_of_every_size)
 }
 
 /* A free's block index, found with shifts: x / sb_block(k) for every class
- * and every offset in a chunk of 64 KiB. */
+ * and every offset in a chunk of the largest size. */
 Test(slabbump, block_index_without_division)
 {
     for (uint32_t k = 0; k < SB_CLASSES; k++)
-        for (uint32_t x = 0; x < 65536; x += 16)
+        for (uint32_t x = 0; x < SB_MAX_CHUNK; x += 16)
             cr_assert_eq(sb_div_block(x, k), x / sb_block(k), "class %u, offset %u", k, x);
 }
 
@@ -92,7 +92,7 @@ static void expect_all_free(const kda_pool *pool)
         if (sb_v_first(v)) unhanded[c] += left;
     }
     for (uint32_t c = 0; c < s->chunks; c++) {
-        uint32_t class1 = sb_class1(s->status[c]);
+        uint32_t class1 = sb_class1(*sb_st(h, c));
         cr_assert_neq(class1, SB_RUN_MARK, "chunk %u still starts a run", c);
         if (!sb_is_taken(h, c)) continue;
         cr_assert(class1 >= 1 && class1 <= s->classes, "chunk %u taken without a class", c);
@@ -104,7 +104,7 @@ static void expect_all_free(const kda_pool *pool)
         cr_assert_eq(bits + unhanded[c], sb_blocks(h, class1 - 1), "chunk %u (class %u): %llu of %u blocks free", c,
                      class1 - 1, (unsigned long long)(bits + unhanded[c]), sb_blocks(h, class1 - 1));
         cr_assert_geq(slot_of(h, c), 0, "chunk %u (class %u, state %u): every block freed, out of every slot, yet taken",
-                      c, class1 - 1, sb_state(s->status[c]));
+                      c, class1 - 1, sb_state(*sb_st(h, c)));
     }
     cr_assert_eq(*s->free_chunks, s->chunks - taken_chunks(h), "free chunks counted %u, in the free set %u",
                  *s->free_chunks, s->chunks - taken_chunks(h));
@@ -196,8 +196,9 @@ Test(slabbump, large_requests_take_runs)
  * pool is all free once they are freed. */
 Test(slabbump, runs_in_a_word_and_across_words)
 {
-    kda_pool pool; /* 16 MiB for one SM: 256 chunks of 64 KiB, four words */
-    cr_assert_eq(kda_host_pool_create(&pool, 16u << 20, 1, err, sizeof err), 0, "%s", err);
+    kda_pool pool; /* for one SM: 256 chunks of the largest size, four words */
+    cr_assert_eq(kda_host_pool_create(&pool, 256ull * SB_MAX_CHUNK, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(pool.heap.state.chunks, 256);
     kda_host_set_sm(0);
     kda_heap *h = &pool.heap;
     uint64_t C = h->state.chunk_bytes;

@@ -3,9 +3,11 @@
  * SM (or set of SMs) and size class, in chunks of one size class whose freed blocks are
  * served again while other blocks of the chunk stay live.
  *
- * Pool.  Chunks of C bytes (a power of two from 4 KiB to 64 KiB, about
- * pool / (8 x SMs), at least 64 chunks where 4 KiB allow it).  A chunk is free, or serves one
- * size class (16 B to 16 KiB, two classes an octave, up to C/4), or is
+ * Pool.  Chunks of C bytes (a power of two from 4 KiB to 256 KiB, about
+ * pool / (8 x SMs), at least 64 chunks where 4 KiB allow it: a 4 GiB pool
+ * on 132 SMs has chunks of 256 KiB, 128 blocks of 2 KiB an install, not 32;
+ * installs are what requests wait for).  A chunk is free, or serves one
+ * size class (16 B to 64 KiB, two classes an octave, up to C/4), or is
  * part of a run of whole chunks for a larger request.  Each (set, class)
  * has a slot that hands out the blocks of its current chunk: one atomicAdd
  * takes a ticket.  A set per SM where the slots' open chunks fit in a
@@ -18,7 +20,9 @@
  *                beside it the fill word (1 while a request fills the slot)
  *   status[c]    32 bits: state (free, active in a slot, closed, queued for
  *                reuse), class + 1 (or a run's mark), and the blocks freed
- *                and not yet taken back (low 25 bits)
+ *                and not yet taken back (low 25 bits); 32 consecutive
+ *                chunks' words in 32 lines (sb_st), so that the frees of
+ *                chunks that SMs took side by side do not share a line
  *   freed[c][]   one bit a block: freed since the chunk was last installed
  *   avail[c][]   one bit a block: free for the tickets of the slot it is in
  *   taken[]      one bit a chunk: not free; reusable[k][]: queued, class k
@@ -136,9 +140,9 @@
 #define KDA_ALLOC_CHUNKS 1
 #define KDA_ALLOC_REUSES_HOLES 1
 
-#define SB_CLASSES 20
+#define SB_CLASSES 24 /* 16 B to 64 KiB: C/4 of the largest chunk */
 #define SB_MIN_CHUNK 4096u
-#define SB_MAX_CHUNK 65536u
+#define SB_MAX_CHUNK 262144u /* a large pool's chunks: more blocks an install, fewer closes */
 #define SB_SLOT_STRIDE 16 /* words: each slot in its own 128-byte line */
 #define SB_MAX_ROOM ((1u << 17) - 1) /* chunks a growable pool's state has room for */
 #define SB_TICKET_BITS 23
@@ -228,6 +232,13 @@ KDA_HD uint32_t sb_class_of(const kda_heap *h, uint64_t need)
 }
 KDA_HD uint32_t sb_words_of(const kda_heap *h) { return (h->state.chunks + 63) / 64; }      /* searched */
 KDA_HD uint32_t sb_words_max(const kda_heap *h) { return (h->state.chunks_max + 63) / 64; } /* laid out */
+KDA_HD uint32_t sb_st_rows(uint32_t chunks_max) { return (chunks_max + 31) / 32; }
+/* Chunk c's status word: the words of chunks c and c + 1 lie a row apart
+ * (a row: chunks_max / 32 words), in different lines. */
+KDA_HD uint32_t *sb_st(const kda_heap *h, uint32_t c)
+{
+    return h->state.status + (uint64_t)(c % 32) * sb_st_rows(h->state.chunks_max) + c / 32;
+}
 KDA_HD uint64_t *sb_slot(const kda_heap *h, uint32_t s) { return h->state.slots + (uint64_t)s * SB_SLOT_STRIDE; }
 KDA_HD uint32_t *sb_fill(const kda_heap *h, uint32_t s) { return (uint32_t *)(sb_slot(h, s) + 1); }
 KDA_HD uint32_t *sb_freed(const kda_heap *h, uint32_t c) { return h->state.freed + (uint64_t)c * h->state.words; }
@@ -326,9 +337,9 @@ KDA_FN uint32_t sb_take_queued(const kda_heap *h, uint32_t k)
  * and serves another class now). */
 KDA_FN uint32_t sb_move(const kda_heap *h, uint32_t c, uint32_t k, uint32_t from, uint32_t to)
 {
-    uint32_t st = kda_load32(&h->state.status[c]), old;
+    uint32_t st = kda_load32(sb_st(h, c)), old;
     while (sb_state(st) == from && sb_class1(st) == k + 1 &&
-           (old = kda_cas32(&h->state.status[c], st, (st & ~(3u << SB_STATE_SHIFT)) | to << SB_STATE_SHIFT)) != st)
+           (old = kda_cas32(sb_st(h, c), st, (st & ~(3u << SB_STATE_SHIFT)) | to << SB_STATE_SHIFT)) != st)
         st = old;
     return st;
 }
@@ -343,7 +354,7 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
 {
     uint32_t c = sb_take_free(h);
     if (c != UINT32_MAX) {
-        kda_store32(&h->state.status[c], sb_status(SB_ACTIVE, k + 1, 0));
+        kda_store32(sb_st(h, c), sb_status(SB_ACTIVE, k + 1, 0));
         kda_fence();
         SB_COUNT(SB_D_INSTALL_FREE, 1);
         return sb_value(c, sb_blocks(h, k), 1);
@@ -380,8 +391,8 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
     SB_COUNT(SB_D_INSTALL_QUEUED, 1);
     SB_COUNT(SB_D_MOVED, moved);
     SB_SEAM(SB_SEAM_INSTALLED, h, c, moved);
-    kda_add32(&h->state.status[c], 0u - moved);
-    KDA_ASSERT((kda_load32(&h->state.status[c]) & SB_COUNT_MASK) <= sb_blocks(h, k),
+    kda_add32(sb_st(h, c), 0u - moved);
+    KDA_ASSERT((kda_load32(sb_st(h, c)) & SB_COUNT_MASK) <= sb_blocks(h, k),
                "an install moves no more bits than the count holds");
     kda_fence(); /* release: avail before the slot names the chunk */
     return sb_value(c, moved, 0);
@@ -398,13 +409,13 @@ KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
 KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
 {
     kda_fence(); /* after the count add (a free's) or the queue's bit (sb_queue's): see sb_queue */
-    uint32_t st = kda_load32(&h->state.status[c]), n = sb_blocks(h, k);
+    uint32_t st = kda_load32(sb_st(h, c)), n = sb_blocks(h, k);
     if ((st & SB_COUNT_MASK) != n || sb_class1(st) != k + 1) return;
     if (sb_state(st) == SB_QUEUED) {
         uint64_t bit = (uint64_t)1 << (c % 64);
         if (!(kda_and64(&sb_reusable(h, k)[c / 64], ~bit) & bit)) return;
         kda_add32(&h->state.queued[k], 0u - 1u);
-    } else if (sb_state(st) != SB_CLOSED || kda_cas32(&h->state.status[c], st, st | 1u << SB_STATE_SHIFT) != st) {
+    } else if (sb_state(st) != SB_CLOSED || kda_cas32(sb_st(h, c), st, st | 1u << SB_STATE_SHIFT) != st) {
         return; /* active in a slot, or another free or its closer moved it */
     }
     uint32_t *freed = sb_freed(h, c), words = sb_words_k(h, k);
@@ -415,7 +426,7 @@ KDA_FN void sb_retire(const kda_heap *h, uint32_t c, uint32_t k)
         kda_pause();
     }
     for (uint32_t w = 0; w < words; w++) kda_store32(&freed[w], 0);
-    kda_store32(&h->state.status[c], 0);
+    kda_store32(sb_st(h, c), 0);
     kda_add32(h->state.free_chunks, 1);
     SB_COUNT(SB_D_RETIRES, 1);
     kda_fence(); /* release: the chunk clean (and counted) before it is free */
@@ -466,7 +477,7 @@ KDA_HD uint64_t sb_runs_in(uint64_t x, uint32_t k)
 KDA_FN void *sb_mark_run(const kda_heap *h, uint32_t lo, uint32_t k)
 {
     kda_store32(&h->state.run[lo], k);
-    kda_store32(&h->state.status[lo], sb_status(SB_ACTIVE, SB_RUN_MARK, 0));
+    kda_store32(sb_st(h, lo), sb_status(SB_ACTIVE, SB_RUN_MARK, 0));
     kda_fence(); /* release: the marks before the block reaches a thread that may free it */
     return h->base + (uint64_t)lo * h->state.chunk_bytes;
 }
@@ -551,7 +562,7 @@ KDA_FN void sb_free_run(const kda_heap *h, uint32_t c)
 {
     uint32_t k = kda_load32(&h->state.run[c]);
     KDA_ASSERT(k > 0 && c + k <= h->state.chunks, "a run's length at its free is > 0, its chunks in the pool");
-    kda_store32(&h->state.status[c], 0);
+    kda_store32(sb_st(h, c), 0);
     kda_add32(h->state.free_chunks, k);
     kda_fence();
     for (uint32_t j = 0; j < k; j++) kda_and64(&h->state.taken[(c + j) / 64], ~((uint64_t)1 << ((c + j) % 64)));
@@ -669,7 +680,7 @@ KDA_FN void sb_free(const kda_heap *h, void *ptr)
     uint32_t mates = alone ? active : kda_group_in(active, c), lead = kda_group_leader(mates), m = sb_popc(mates);
     alone = m == 1;
     uint32_t old = 0;
-    if (kda_lane_id() == lead) old = kda_add32(&h->state.status[c], m);
+    if (kda_lane_id() == lead) old = kda_add32(sb_st(h, c), m);
     if (!alone) old = kda_group_bcast32(mates, old, lead);
     uint32_t class1 = sb_class1(old);
     if (class1 == SB_RUN_MARK) {
@@ -714,7 +725,7 @@ static inline uint64_t kda_alloc_bind(kda_heap *h, unsigned char *block)
     kda_carver cv = {block, 0};
     uint64_t n = s->chunks_max, words = (n + 63) / 64;
     s->slots = (uint64_t *)kda_carve(&cv, (uint64_t)s->sets * s->classes * SB_SLOT_STRIDE * sizeof *s->slots);
-    s->status = (uint32_t *)kda_carve(&cv, n * sizeof *s->status);
+    s->status = (uint32_t *)kda_carve(&cv, 32ull * sb_st_rows(s->chunks_max) * sizeof *s->status);
     s->freed = (uint32_t *)kda_carve(&cv, n * s->words * sizeof *s->freed);
     s->avail = (uint32_t *)kda_carve(&cv, n * s->words * sizeof *s->avail);
     s->taken = (uint64_t *)kda_carve(&cv, words * sizeof *s->taken);
@@ -736,7 +747,7 @@ static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, ui
     while (chunk > SB_MIN_CHUNK && (chunk * 8 * sms > bytes || bytes / chunk < 64)) chunk /= 2;
     uint64_t chunks = bytes / chunk, room = chunks;
     if (chunks < 16 || chunks >= (1u << 21) - 1) {
-        snprintf(err, errlen, "SlabBump splits a pool into 16 to 2 million chunks of 4-64 KiB: %.1f MiB does not fit",
+        snprintf(err, errlen, "SlabBump splits a pool into 16 to 2 million chunks of 4-256 KiB: %.1f MiB does not fit",
                  (double)bytes / (1 << 20));
         return -1;
     }
@@ -789,7 +800,7 @@ static inline void kda_alloc_space(const kda_heap *h, kda_space *space)
     space->free_bytes = space->largest_block = 0;
     space->known = 1;
     for (uint32_t c = 0; c < s->chunks; c++) {
-        uint32_t class1 = sb_class1(s->status[c]);
+        uint32_t class1 = sb_class1(*sb_st(h, c));
         if (!(s->taken[c / 64] >> (c % 64) & 1)) {
             space->free_bytes += s->chunk_bytes;
             run += s->chunk_bytes;
