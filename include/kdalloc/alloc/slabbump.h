@@ -119,7 +119,6 @@
  *     the searches: the atomic on the word decides.
  * Fast paths: malloc in a first life, one atomicAdd; after it, the add and
  * an acquiring atomicAnd.  free: a fence, an atomicAdd and an atomicOr.
- * The install is out of line (KDA_COLD): the rest is inlined into the caller.
  *
  * Limits: a chunk keeps its class while any of its blocks is live (memory
  * freed around live blocks serves that class only); 4 blocks at least a
@@ -350,10 +349,8 @@ KDA_HD int sb_moved(uint32_t st, uint32_t k, uint32_t from) { return sb_state(st
  * one queued for reuse (its freed blocks moved to avail); 0 for none.  Free
  * chunks first: a first life hands out block t to ticket t, the fastest
  * path, and a chunk whose blocks are all freed goes back to the free set
- * anyway; the queue serves the class once the pool has no free chunk.
- * Out of line on the GPU: inlined twice (the closer's and the filler's
- * paths), its searches made the builder's kernel 3-7% slower. */
-KDA_COLD uint64_t sb_install(const kda_heap *h, uint32_t k)
+ * anyway; the queue serves the class once the pool has no free chunk. */
+KDA_FN uint64_t sb_install(const kda_heap *h, uint32_t k)
 {
     uint32_t c = sb_take_free(h);
     if (c != UINT32_MAX) {

@@ -34,9 +34,6 @@
  *                        group does one atomic for its lanes.  On the
  *                        host a thread is a group of one (lane 0), so the
  *                        same text runs there
- *   KDA_FN, KDA_COLD     how a step is declared: inlined, or (KDA_COLD) a
- *                        rare one kept out of line on the GPU, so that a
- *                        caller's hot loop does not pay for it in registers
  *   kda_sys_malloc/free  the system's allocator: CUDA's device malloc on the
  *                        GPU, the C library's on the host (the allocators
  *                        that delegate to it as published: Halloc, FDGMalloc)
@@ -56,9 +53,6 @@
 #ifdef __CUDACC__
 
 #define KDA_FN static __device__ __forceinline__
-/* A rare step kept out of line: inlined into a caller's hot loop (the k-d
- * tree builder's) it would cost that loop registers, and spills. */
-#define KDA_COLD static __device__ __noinline__
 /* Pure arithmetic (layouts) that host code reading a copy of the state
  * uses too. */
 #define KDA_HD static __host__ __device__ __forceinline__
@@ -148,7 +142,6 @@ KDA_FN void kda_warp_sums(unsigned lanes, uint64_t v, uint64_t *below, uint64_t 
 #else /* host threads */
 
 #define KDA_FN static inline
-#define KDA_COLD static
 #define KDA_HD static inline
 
 #include <sched.h>
