@@ -512,13 +512,12 @@ KDA_FN void *sb_malloc(const kda_heap *h, uint64_t size)
             return h->base + ((uint64_t)(c1 - 1) << h->state.chunk_shift) + (uint64_t)b * sb_block(k);
         }
         if (c1 && t == limit) { /* the closer: the next chunk, then this request again */
-            long long t0 = SB_CLOCK();
+            SB_TIMER(t0);
             kda_fence();
             sb_close(h, c1 - 1, k);
             kda_store64(slot, sb_install(h, k));
             SB_COUNT(SB_D_CLOSES, 1);
-            SB_COUNT(SB_D_CYCLES_CLOSE, SB_CLOCK() - t0);
-            (void)t0;
+            SB_COUNT_SINCE(SB_D_CYCLES_CLOSE, t0);
             continue;
         }
         if (!c1) { /* an empty slot: one request at a time fills it */
@@ -544,25 +543,23 @@ KDA_FN void *sb_malloc(const kda_heap *h, uint64_t size)
             continue;
         }
         /* past the limit: wait until the closer has installed the next */
-        long long t0 = SB_CLOCK();
+        SB_TIMER(t0);
         for (uint64_t now = kda_load64(slot); sb_v_chunk(now) && sb_v_ticket(now) > sb_v_limit(now);
              now = kda_load64(slot)) {
             SB_COUNT(SB_D_LIMIT_PAUSES, 1);
             kda_pause();
         }
-        SB_COUNT(SB_D_CYCLES_LIMIT, SB_CLOCK() - t0);
-        (void)t0;
+        SB_COUNT_SINCE(SB_D_CYCLES_LIMIT, t0);
     }
 }
 
 KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 {
-    long long t0 = SB_CLOCK();
+    SB_TIMER(t0);
     void *p = sb_malloc(h, size);
     SB_COUNT(SB_D_MALLOCS, 1);
     if (!p) SB_COUNT(SB_D_NULLS, 1);
-    SB_COUNT(SB_D_CYCLES_MALLOC, SB_CLOCK() - t0);
-    (void)t0;
+    SB_COUNT_SINCE(SB_D_CYCLES_MALLOC, t0);
     return p;
 }
 
@@ -609,11 +606,10 @@ KDA_FN void sb_free(const kda_heap *h, void *ptr)
 KDA_FN void kda_free(const kda_heap *h, void *ptr)
 {
     if (!ptr) return;
-    long long t0 = SB_CLOCK();
+    SB_TIMER(t0);
     sb_free(h, ptr);
     SB_COUNT(SB_D_FREES, 1);
-    SB_COUNT(SB_D_CYCLES_FREE, SB_CLOCK() - t0);
-    (void)t0;
+    SB_COUNT_SINCE(SB_D_CYCLES_FREE, t0);
 }
 
 /* ---- host side ---- */

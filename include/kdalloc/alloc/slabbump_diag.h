@@ -53,7 +53,8 @@ enum {
 #define KDA_ALLOC_HAS_WALK_STATS 1
 static __device__ unsigned long long sb_walk_stats[32][SB_D_STEPS];
 #define SB_COUNT(step, v) atomicAdd(&sb_walk_stats[kda_sm_id() % 32][step], (unsigned long long)(v))
-#define SB_CLOCK() clock64()
+#define SB_TIMER(name) long long name = clock64()
+#define SB_COUNT_SINCE(step, name) SB_COUNT(step, clock64() - (name))
 
 static inline cudaError_t kda_walk_stats_reset(void)
 {
@@ -96,7 +97,8 @@ static inline cudaError_t kda_walk_stats_print(FILE *f, const char *title)
 }
 #else
 #define SB_COUNT(step, v) ((void)0)
-#define SB_CLOCK() 0ll
+#define SB_TIMER(name) ((void)0)
+#define SB_COUNT_SINCE(step, name) ((void)0)
 #endif
 
 #endif
