@@ -40,18 +40,25 @@ static void render_usage(FILE *f)
                "                      from +z for the rest.  The camera used is printed.\n"
                "  --fov DEG           vertical field of view, above 0 and below 180 (default 50)\n"
                "  --shade MODE        diffuse (default), steps (heat map of nodes visited\n"
-               "                      per ray) or tests (heat map of triangle tests per ray)\n"
+               "                      per ray), tests (heat map of triangle tests per ray) or\n"
+               "                      ao (ambient occlusion: occlusion rays from every hit)\n"
+               "  --ao-rays N         ao: rays per hit, cosine-weighted about the normal and\n"
+               "                      the same for a pixel every run (1 to %u; default %u)\n"
+               "  --ao-radius R       ao: how far they look, in the file's units (above 0;\n"
+               "                      default %g of the scene's bounding-box diagonal)\n"
                "  --shadows           add shadow rays toward a light above the scene, or\n"
-               "                      inside it when it is closed (a room); the light is printed\n"
+               "                      inside it when it is closed (a room); the light is printed.\n"
+               "                      Shadow and ao rays stop at the first thing they hit\n"
                "  --validate [N|all]  compare N camera rays (1 to %llu; without N, %u, or\n"
                "                      every pixel of a smaller image; all: every pixel) with\n"
-               "                      brute force; exit 3 on any mismatch.  N at or above the\n"
-               "                      pixel count checks every pixel in order, then again\n"
+               "                      brute force, and the shadow and ao rays of their hits;\n"
+               "                      exit 3 on any mismatch.  N at or above the pixel count\n"
+               "                      checks every pixel in order, then again\n"
                "  --frames K          GPU: time K frames after a warm-up (1 to %u; default 5)\n"
                "  --json              print the results as one JSON object on stdout\n"
                "                      (the other lines go to stderr)\n",
-            CAMERA_MAX_SIDE, CAMERA_MAX_SIDE, (unsigned long long)CAMERA_MAX_PIXELS, VALIDATE_MAX, VALIDATE_DEFAULT,
-            FRAMES_MAX);
+            CAMERA_MAX_SIDE, CAMERA_MAX_SIDE, (unsigned long long)CAMERA_MAX_PIXELS, AO_RAYS_MAX, AO_RAYS_DEFAULT,
+            (double)AO_RADIUS_DEFAULT, VALIDATE_MAX, VALIDATE_DEFAULT, FRAMES_MAX);
     tree_source_usage(f);
     fprintf(f, "  -h, --help          this help\n");
 }
@@ -60,6 +67,7 @@ typedef struct render_request {
     render_options opt;
     const char *output;
     int eye_set, target_set, up_set;
+    int ao_set; /* --ao-rays or --ao-radius given */
     int json;
     int validate;
     uint64_t validate_rays; /* 0: every pixel */
@@ -71,8 +79,9 @@ static int parse_shade(const char *arg, shade_mode *mode)
     if (!strcmp(arg, "diffuse")) *mode = SHADE_DIFFUSE;
     else if (!strcmp(arg, "steps")) *mode = SHADE_STEPS;
     else if (!strcmp(arg, "tests")) *mode = SHADE_TESTS;
+    else if (!strcmp(arg, "ao")) *mode = SHADE_AO;
     else {
-        cli_usage_error("--shade takes diffuse, steps or tests, not '%s'", arg);
+        cli_usage_error("--shade takes diffuse, steps, tests or ao, not '%s'", arg);
         return -1;
     }
     return 0;
@@ -110,8 +119,8 @@ static int parse_validate(const char *arg, uint64_t *rays)
 static int parse_render_args(int argc, char **argv, render_request *rq, tree_source *ts)
 {
     enum { OPT_W = 400, OPT_H, OPT_EYE, OPT_TARGET, OPT_UP, OPT_FOV, OPT_SHADE, OPT_SHADOWS, OPT_VALIDATE, OPT_FRAMES,
-           OPT_JSON };
-    struct option opts[TREE_SOURCE_MAX_OPTIONS + 14];
+           OPT_JSON, OPT_AO_RAYS, OPT_AO_RADIUS };
+    struct option opts[TREE_SOURCE_MAX_OPTIONS + 16];
     int n = tree_source_options(opts);
     opts[n++] = (struct option){"output", required_argument, 0, 'o'};
     opts[n++] = (struct option){"width", required_argument, 0, OPT_W};
@@ -122,6 +131,8 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
     opts[n++] = (struct option){"fov", required_argument, 0, OPT_FOV};
     opts[n++] = (struct option){"shade", required_argument, 0, OPT_SHADE};
     opts[n++] = (struct option){"shadows", no_argument, 0, OPT_SHADOWS};
+    opts[n++] = (struct option){"ao-rays", required_argument, 0, OPT_AO_RAYS};
+    opts[n++] = (struct option){"ao-radius", required_argument, 0, OPT_AO_RADIUS};
     opts[n++] = (struct option){"validate", optional_argument, 0, OPT_VALIDATE};
     opts[n++] = (struct option){"frames", required_argument, 0, OPT_FRAMES};
     opts[n++] = (struct option){"json", no_argument, 0, OPT_JSON};
@@ -168,6 +179,19 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
             if (parse_shade(optarg, &rq->opt.mode)) return -1;
             break;
         case OPT_SHADOWS: rq->opt.shadows = 1; break;
+        case OPT_AO_RAYS:
+            if (cli_parse_u64("--ao-rays", optarg, 1, AO_RAYS_MAX, &v)) return -1;
+            rq->opt.ao_rays = (uint32_t)v;
+            rq->ao_set = 1;
+            break;
+        case OPT_AO_RADIUS:
+            if (cli_parse_float("--ao-radius", optarg, &rq->opt.ao_radius)) return -1;
+            if (!(rq->opt.ao_radius > 0.0f) || !isfinite(rq->opt.ao_radius)) {
+                cli_usage_error("--ao-radius takes a distance above 0, not '%s'", optarg);
+                return -1;
+            }
+            rq->ao_set = 1;
+            break;
         case OPT_JSON: rq->json = 1; break;
         case OPT_VALIDATE:
             rq->validate = 1;
@@ -190,6 +214,10 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
         cli_usage_error("render: missing -o OUT.png");
         return -1;
     }
+    if (rq->ao_set && rq->opt.mode != SHADE_AO) {
+        cli_usage_error("--ao-rays and --ao-radius go with --shade ao");
+        return -1;
+    }
     if (validate_bare) /* VALIDATE_DEFAULT rays, or every pixel of a smaller image */
         rq->validate_rays = (uint64_t)cam->width * cam->height <= VALIDATE_DEFAULT ? 0 : VALIDATE_DEFAULT;
     return 0;
@@ -205,6 +233,13 @@ static void complete_camera(render_request *rq, const scene *s)
         cam->eye[a] = ldexpf(cam->eye[a], s->scale_log2);
         cam->target[a] = ldexpf(cam->target[a], s->scale_log2);
     }
+    if (rq->opt.ao_radius > 0.0f) rq->opt.ao_radius = ldexpf(rq->opt.ao_radius, s->scale_log2);
+    else {
+        float d[3] = {s->hi[0] - s->lo[0], s->hi[1] - s->lo[1], s->hi[2] - s->lo[2]};
+        rq->opt.ao_radius = AO_RADIUS_DEFAULT * sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        if (!(rq->opt.ao_radius > 0.0f)) rq->opt.ao_radius = 1.0f; /* a scene flat in every direction */
+    }
+    if (rq->opt.ao_rays == 0) rq->opt.ao_rays = AO_RAYS_DEFAULT;
     camera framed = *cam;
     camera_frame(s->lo, s->hi, &framed);
     if (!rq->eye_set) memcpy(cam->eye, framed.eye, sizeof cam->eye);
@@ -255,7 +290,11 @@ static int report_validation(FILE *info, const render_request *rq, const validat
     fprintf(info, "validation: %llu rays%s, %llu hits, %llu mismatches against brute force\n",
             (unsigned long long)v->rays, rq->validate_rays ? "" : " (every pixel)", (unsigned long long)v->hits,
             (unsigned long long)v->mismatches);
-    if (v->mismatches) {
+    if (v->occlusion_rays)
+        fprintf(info, "validation: %llu shadow and ao rays, %llu occluded, %llu mismatches against brute force\n",
+                (unsigned long long)v->occlusion_rays, (unsigned long long)v->occluded,
+                (unsigned long long)v->occlusion_mismatches);
+    if (v->mismatches || v->occlusion_mismatches) {
         cli_error("validation failed: %s", v->first);
         return 3;
     }
@@ -272,7 +311,7 @@ static int render_image(FILE *info, const render_request *rq, const tree_result 
                         frame_timing *ft)
 {
     char err[CLI_ERR];
-    double rays_per_frame = (double)rq->opt.cam.width * rq->opt.cam.height * (rq->opt.shadows ? 2.0 : 1.0);
+    double rays_per_frame = (double)rq->opt.cam.width * rq->opt.cam.height * render_rays_per_pixel(&rq->opt);
 #if KDA_HAVE_CUDA
     if (r->on_gpu) {
         gpu_render_stats st;
@@ -312,10 +351,10 @@ static int validate(const render_request *rq, const tree_result *r, const scene 
         uint64_t count = total - first < part ? total - first : part;
 #if KDA_HAVE_CUDA
         if (r->on_gpu)
-            rc = validate_camera_rays_gpu_part(&r->gpu, &r->gpu_scene, c, n, first, count, v, err, sizeof err);
+            rc = validate_camera_rays_gpu_part(&r->gpu, &r->gpu_scene, &rq->opt, n, first, count, v, err, sizeof err);
         else
 #endif
-            rc = validate_camera_rays_cpu_part(&r->host, s, c, n, first, count, v, err, sizeof err);
+            rc = validate_camera_rays_cpu_part(&r->host, s, &rq->opt, n, first, count, v, err, sizeof err);
         progress_set(&p, first + count);
     }
     progress_end(&p);
@@ -352,6 +391,12 @@ static void print_json(const render_request *rq, const char *label, const scene 
         printf(", ");
         json_vec3("light", rq->opt.light, s->scale_log2);
     }
+    if (rq->opt.mode == SHADE_AO) {
+        printf(", \"ao_rays\": %u, \"ao_radius\": ", rq->opt.ao_rays);
+        cli_json_number(ldexpf(rq->opt.ao_radius, -s->scale_log2));
+    }
+    printf(", \"rays_per_pixel\": ");
+    cli_json_number(render_rays_per_pixel(&rq->opt));
     printf(", \"render_ms\": ");
     cli_json_number(ft->ms);
     printf(", \"mrays_per_s\": ");
@@ -359,8 +404,11 @@ static void print_json(const render_request *rq, const char *label, const scene 
     printf(", ");
     cli_json_string("output", rq->output);
     if (v)
-        printf(", \"validation\": {\"rays\": %llu, \"hits\": %llu, \"mismatches\": %llu}",
-               (unsigned long long)v->rays, (unsigned long long)v->hits, (unsigned long long)v->mismatches);
+        printf(", \"validation\": {\"rays\": %llu, \"hits\": %llu, \"mismatches\": %llu, \"occlusion_rays\": %llu, "
+               "\"occluded\": %llu, \"occlusion_mismatches\": %llu}",
+               (unsigned long long)v->rays, (unsigned long long)v->hits, (unsigned long long)v->mismatches,
+               (unsigned long long)v->occlusion_rays, (unsigned long long)v->occluded,
+               (unsigned long long)v->occlusion_mismatches);
     printf("}\n");
 }
 
@@ -398,6 +446,8 @@ int cmd_render(int argc, char **argv)
         if (!rq.eye_set && !rq.target_set && !rq.up_set) view = camera_choose_view(&r.host, &s, &rq.opt.cam);
         print_camera(info, &rq.opt.cam, s.scale_log2, view);
         if (rq.opt.shadows) choose_light(info, &rq.opt, &r, &s);
+        if (rq.opt.mode == SHADE_AO)
+            fprintf(info, "ao: %u rays a hit, out to %.9g\n", rq.opt.ao_rays, ldexpf(rq.opt.ao_radius, -s.scale_log2));
         rc = render_image(info, &rq, &r, &s, &img, &ft) ? 1 : 0;
     }
     if (rc == 0) {

@@ -98,8 +98,16 @@ conf_view="--eye=1500,500,500 --target=-800,0,-900"
   for sc in sponza dragon; do
     $K render --gpu "$S/$sc.obj.gz" --validate 20000 -o /tmp/device_checks.png 2>&1 | grep -iE "valid|mismatch" | sed "s/^/$sc: /"
   done
+  for sc in sponza conference; do # shadow and ambient-occlusion rays: occlusion queries against brute force
+    $K render --gpu "$S/$sc.obj.gz" --shade ao --shadows --validate 5000 -o /tmp/device_checks.png 2>&1 |
+      grep -iE "valid|mismatch" | sed "s/^/$sc-ao-shadows: /"
+  done
   for g in huge wide flat tilted coincident; do
     $K render --gpu --scene $g --validate 20000 -o /tmp/device_checks.png 2>&1 | grep -iE "valid|mismatch|error" | sed "s/^/$g: /"
+  done
+  for mode in shadows:--shadows ao:"--shade ao"; do
+    $K render --gpu "$S/conference.obj.gz" $conf_view --width 1920 --height 1080 --frames 10 ${mode#*:} \
+      -o /tmp/device_checks.png 2>&1 | grep -E "render:" | sed "s/^/rays ${mode%%:*} 1920x1080: /"
   done
   for wh in "1920 1080" "3840 2160"; do
     set -- $wh

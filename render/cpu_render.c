@@ -42,6 +42,7 @@ static void run_parallel(void *(*job)(void *), void *args, size_t arg_size, int 
 typedef struct render_job {
     const trace_scene *ts;
     const camera_basis *basis;
+    const shade_params *shade;
     const render_options *opt;
     image *img;
     int worker, n_workers;
@@ -54,8 +55,7 @@ static void *render_rows(void *p)
     for (uint32_t y = (uint32_t)job->worker; y < img->height; y += (uint32_t)job->n_workers)
         for (uint32_t x = 0; x < img->width; x++) {
             size_t i = (size_t)y * img->width + x;
-            uint32_t count = shade_pixel(job->ts, job->basis, job->opt->mode, job->opt->shadows, x, y,
-                                         img->rgb + 3 * i);
+            uint32_t count = shade_pixel(job->ts, job->basis, job->shade, x, y, img->rgb + 3 * i);
             if (img->counts) img->counts[i] = count;
         }
     return NULL;
@@ -72,20 +72,36 @@ int render_cpu(const kdtree *t, const scene *s, const render_options *opt, image
                char *err, size_t errlen)
 {
     if (camera_check(&opt->cam, err, errlen)) return -1;
-    if (image_alloc(out, opt->cam.width, opt->cam.height, opt->mode != SHADE_DIFFUSE, err, errlen)) return -1;
+    if (image_alloc(out, opt->cam.width, opt->cam.height, shade_is_heat_map(opt->mode), err, errlen)) return -1;
     camera_basis basis;
     camera_make_basis(&opt->cam, s->lo, s->hi, &basis);
     if (opt->light_set) memcpy(basis.light, opt->light, sizeof basis.light);
     trace_scene ts = make_trace_scene(t, s);
+    shade_params sh = render_shade_params(opt);
     int n = cpu_threads();
     render_job jobs[256];
-    for (int i = 0; i < n; i++) jobs[i] = (render_job){&ts, &basis, opt, out, i, n};
+    for (int i = 0; i < n; i++) jobs[i] = (render_job){&ts, &basis, &sh, opt, out, i, n};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     run_parallel(render_rows, jobs, sizeof jobs[0], n);
     if (ms) *ms = elapsed_ms(t0);
-    if (opt->mode != SHADE_DIFFUSE) image_colorize_counts(out, opt->mode);
+    if (shade_is_heat_map(opt->mode)) image_colorize_counts(out, opt->mode);
     return 0;
+}
+
+render_options render_default_options(const camera *c)
+{
+    render_options o;
+    memset(&o, 0, sizeof o);
+    o.cam = *c;
+    o.mode = SHADE_DIFFUSE;
+    return o;
+}
+
+double render_rays_per_pixel(const render_options *opt)
+{
+    shade_params sh = render_shade_params(opt);
+    return 1.0 + (sh.shadows ? 1.0 : 0.0) + (sh.mode == SHADE_AO ? (double)sh.ao_rays : 0.0);
 }
 
 /* ---- validation ---- */
@@ -106,10 +122,22 @@ void validation_record(validation *v, uint64_t ray_index, uint32_t tree_tri, flo
                  brute_tri == RAY_NO_HIT ? -1 : (int)brute_tri, brute_t);
 }
 
+void validation_record_occlusion(validation *v, uint64_t ray_index, uint32_t rays, uint32_t occluded,
+                                 uint32_t differ, uint32_t which)
+{
+    v->occlusion_rays += rays;
+    v->occluded += occluded;
+    if (differ && v->mismatches == 0 && v->occlusion_mismatches == 0)
+        snprintf(v->first, sizeof v->first, "ray %llu: the tree's occlusion answer for its secondary ray %u differs "
+                 "from brute force's", (unsigned long long)ray_index, which);
+    v->occlusion_mismatches += differ;
+}
+
 typedef struct validate_job {
     const trace_scene *ts;
     const scene *s;
     const camera_basis *basis;
+    const shade_params *shade;
     uint64_t n_rays, first, count;
     validation result;
     int worker, n_workers;
@@ -126,35 +154,43 @@ static void *validate_rays(void *p)
         ray_hit tree = trace_scene_ray(job->ts, &r);
         ray_hit brute = brute_force_trace(job->s->positions, job->s->triangles, job->s->n_triangles, &r);
         validation_record(&job->result, i, tree.tri, tree.t, brute.tri, brute.t);
+        occlusion_check c = check_occlusion(job->ts, b, job->shade, job->s->n_triangles, px, &r, &tree);
+        validation_record_occlusion(&job->result, i, c.rays, c.occluded, c.differ, c.first_differ);
     }
     return NULL;
 }
 
-int validate_camera_rays_cpu_part(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
+int validate_camera_rays_cpu_part(const kdtree *t, const scene *s, const render_options *opt, uint64_t n_rays,
                                   uint64_t first, uint64_t count, validation *v, char *err, size_t errlen)
 {
-    if (camera_check(c, err, errlen)) return -1;
+    if (camera_check(&opt->cam, err, errlen)) return -1;
     camera_basis basis;
-    camera_make_basis(c, s->lo, s->hi, &basis);
+    camera_make_basis(&opt->cam, s->lo, s->hi, &basis);
+    if (opt->light_set) memcpy(basis.light, opt->light, sizeof basis.light);
     trace_scene ts = make_trace_scene(t, s);
+    shade_params sh = render_shade_params(opt);
     int n = cpu_threads();
     validate_job jobs[256];
-    for (int i = 0; i < n; i++) jobs[i] = (validate_job){&ts, s, &basis, n_rays, first, count, {0}, i, n};
+    for (int i = 0; i < n; i++) jobs[i] = (validate_job){&ts, s, &basis, &sh, n_rays, first, count, {0}, i, n};
     run_parallel(validate_rays, jobs, sizeof jobs[0], n);
     for (int i = 0; i < n; i++) {
         const validation *r = &jobs[i].result;
-        if (r->mismatches && !v->mismatches) memcpy(v->first, r->first, sizeof v->first);
+        if ((r->mismatches || r->occlusion_mismatches) && !v->mismatches && !v->occlusion_mismatches)
+            memcpy(v->first, r->first, sizeof v->first);
         v->rays += r->rays;
         v->hits += r->hits;
         v->mismatches += r->mismatches;
+        v->occlusion_rays += r->occlusion_rays;
+        v->occluded += r->occluded;
+        v->occlusion_mismatches += r->occlusion_mismatches;
     }
     return 0;
 }
 
-int validate_camera_rays_cpu(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
+int validate_camera_rays_cpu(const kdtree *t, const scene *s, const render_options *opt, uint64_t n_rays,
                              validation *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
-    return validate_camera_rays_cpu_part(t, s, c, n_rays, 0, n_rays ? n_rays : (uint64_t)c->width * c->height, v,
-                                         err, errlen);
+    uint64_t pixels = (uint64_t)opt->cam.width * opt->cam.height;
+    return validate_camera_rays_cpu_part(t, s, opt, n_rays, 0, n_rays ? n_rays : pixels, v, err, errlen);
 }

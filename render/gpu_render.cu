@@ -20,14 +20,13 @@ static trace_scene make_trace_scene(const gpu_tree *t, const gpu_scene *s)
     return ts;
 }
 
-__global__ void render_kernel(trace_scene ts, camera_basis b, shade_mode mode, int shadows, uint8_t *rgb,
-                              uint32_t *counts)
+__global__ void render_kernel(trace_scene ts, camera_basis b, shade_params sh, uint8_t *rgb, uint32_t *counts)
 {
     uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= b.width || y >= b.height) return;
     size_t i = (size_t)y * b.width + x;
     uint8_t c[3];
-    uint32_t count = shade_pixel(&ts, &b, mode, shadows, x, y, c);
+    uint32_t count = shade_pixel(&ts, &b, &sh, x, y, c);
     rgb[3 * i + 0] = c[0];
     rgb[3 * i + 1] = c[1];
     rgb[3 * i + 2] = c[2];
@@ -51,7 +50,8 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     trace_scene ts = make_trace_scene(t, s);
     size_t pixels = (size_t)opt->cam.width * opt->cam.height;
     dim3 block(16, 8), grid((opt->cam.width + 15) / 16, (opt->cam.height + 7) / 8);
-    int heat = opt->mode != SHADE_DIFFUSE;
+    int heat = shade_is_heat_map(opt->mode);
+    shade_params sh = render_shade_params(opt);
     memset(st, 0, sizeof *st);
     if (frames == 0) frames = 1;
 
@@ -68,11 +68,11 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     if (heat) CHECK(cudaMalloc(&d_counts, pixels * sizeof *d_counts), "allocating the image on the GPU");
     CHECK(cudaEventCreate(&e0), "cudaEventCreate");
     CHECK(cudaEventCreate(&e1), "cudaEventCreate");
-    render_kernel<<<grid, block>>>(ts, basis, opt->mode, opt->shadows, d_rgb, d_counts); /* warm-up */
+    render_kernel<<<grid, block>>>(ts, basis, sh, d_rgb, d_counts); /* warm-up */
     CHECK(cudaGetLastError(), "launching the render kernel");
     for (uint32_t f = 0; f < frames; f++) {
         CHECK(cudaEventRecord(e0), "cudaEventRecord");
-        render_kernel<<<grid, block>>>(ts, basis, opt->mode, opt->shadows, d_rgb, d_counts);
+        render_kernel<<<grid, block>>>(ts, basis, sh, d_rgb, d_counts);
         CHECK(cudaGetLastError(), "launching the render kernel");
         CHECK(cudaEventRecord(e1), "cudaEventRecord");
         CHECK(cudaEventSynchronize(e1), "rendering");
@@ -89,7 +89,7 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     st->ms_min = ms[0];
     st->ms_max = ms[frames - 1];
     st->ms_median = frames % 2 ? ms[frames / 2] : 0.5 * (ms[frames / 2 - 1] + ms[frames / 2]);
-    st->mrays_per_s = (double)pixels * (opt->shadows ? 2.0 : 1.0) / (st->ms_median * 1e3);
+    st->mrays_per_s = (double)pixels * render_rays_per_pixel(opt) / (st->ms_median * 1e3);
     free(ms);
     cudaFree(d_rgb);
     cudaFree(d_counts);
@@ -109,10 +109,11 @@ fail:
 typedef struct ray_pair {
     float tree_t, brute_t;
     uint32_t tree_tri, brute_tri;
+    occlusion_check occlusion;
 } ray_pair;
 
-__global__ void validate_kernel(trace_scene ts, camera_basis b, uint32_t n_triangles, uint64_t first, uint64_t count,
-                                uint64_t n_rays, ray_pair *out)
+__global__ void validate_kernel(trace_scene ts, camera_basis b, shade_params sh, uint32_t n_triangles, uint64_t first,
+                                uint64_t count, uint64_t n_rays, ray_pair *out)
 {
     uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
     if (i >= count) return;
@@ -124,12 +125,15 @@ __global__ void validate_kernel(trace_scene ts, camera_basis b, uint32_t n_trian
     out[i].tree_tri = tree.tri;
     out[i].brute_t = brute.t;
     out[i].brute_tri = brute.tri;
+    out[i].occlusion = check_occlusion(&ts, &b, &sh, n_triangles, px, &r, &tree);
 }
 
-extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene *s, const camera *c,
+extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene *s, const render_options *opt,
                                              uint64_t n_rays, uint64_t part_first, uint64_t part_count, validation *v,
                                              char *err, size_t errlen)
 {
+    const camera *c = &opt->cam;
+    shade_params sh = render_shade_params(opt);
     enum { BATCH = 1 << 18 }; /* rays per launch: keeps each launch short */
     ray_pair *d = NULL, *h = NULL;
     camera_basis basis;
@@ -137,6 +141,7 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
     uint64_t total = part_first + part_count;
     if (camera_check(c, err, errlen)) return -1;
     camera_make_basis(c, s->lo, s->hi, &basis);
+    if (opt->light_set) memcpy(basis.light, opt->light, sizeof basis.light);
     h = (ray_pair *)malloc(BATCH * sizeof *h);
     if (!h) {
         snprintf(err, errlen, "out of host memory");
@@ -145,11 +150,15 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
     CHECK(cudaMalloc(&d, BATCH * sizeof *d), "allocating validation buffers on the GPU");
     for (uint64_t first = part_first; first < total; first += BATCH) {
         uint64_t count = total - first < BATCH ? total - first : BATCH;
-        validate_kernel<<<(unsigned)((count + 127) / 128), 128>>>(ts, basis, s->n_triangles, first, count, n_rays, d);
+        validate_kernel<<<(unsigned)((count + 127) / 128), 128>>>(ts, basis, sh, s->n_triangles, first, count, n_rays,
+                                                                  d);
         CHECK(cudaGetLastError(), "launching the validation kernel");
         CHECK(cudaMemcpy(h, d, count * sizeof *h, cudaMemcpyDeviceToHost), "validating rays on the GPU");
-        for (uint64_t i = 0; i < count; i++)
+        for (uint64_t i = 0; i < count; i++) {
+            const occlusion_check *o = &h[i].occlusion;
             validation_record(v, first + i, h[i].tree_tri, h[i].tree_t, h[i].brute_tri, h[i].brute_t);
+            validation_record_occlusion(v, first + i, o->rays, o->occluded, o->differ, o->first_differ);
+        }
     }
     cudaFree(d);
     free(h);
@@ -160,10 +169,10 @@ fail:
     return -1;
 }
 
-extern "C" int validate_camera_rays_gpu(const gpu_tree *t, const gpu_scene *s, const camera *c, uint64_t n_rays,
-                                        validation *v, char *err, size_t errlen)
+extern "C" int validate_camera_rays_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt,
+                                        uint64_t n_rays, validation *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
-    return validate_camera_rays_gpu_part(t, s, c, n_rays, 0, n_rays ? n_rays : (uint64_t)c->width * c->height, v,
-                                         err, errlen);
+    uint64_t pixels = (uint64_t)opt->cam.width * opt->cam.height;
+    return validate_camera_rays_gpu_part(t, s, opt, n_rays, 0, n_rays ? n_rays : pixels, v, err, errlen);
 }

@@ -15,7 +15,7 @@ extern "C" {
 typedef struct gpu_render_stats {
     double ms_median, ms_min, ms_max; /* one frame, over the timed frames */
     uint32_t frames;
-    double mrays_per_s;               /* camera (+ shadow) rays, median frame */
+    double mrays_per_s;               /* render_rays_per_pixel's rays, median frame */
 } gpu_render_stats;
 
 /* Renders `frames` timed frames after a warm-up and copies the last one to
@@ -25,11 +25,12 @@ int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt,
 
 /* The GPU counterpart of validate_camera_rays_cpu: both casts run on the
  * device, the comparison on the host. */
-int validate_camera_rays_gpu(const gpu_tree *t, const gpu_scene *s, const camera *c, uint64_t n_rays,
+int validate_camera_rays_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt, uint64_t n_rays,
                              validation *v, char *err, size_t errlen);
 /* Rays [first, first + count) of those, added to v (validate_camera_rays_cpu_part). */
-int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene *s, const camera *c, uint64_t n_rays,
-                                  uint64_t first, uint64_t count, validation *v, char *err, size_t errlen);
+int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene *s, const render_options *opt,
+                                  uint64_t n_rays, uint64_t first, uint64_t count, validation *v, char *err,
+                                  size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -65,8 +65,13 @@ int camera_check(const camera *c, char *err, size_t errlen);
 typedef enum shade_mode {
     SHADE_DIFFUSE, /* grey, headlight diffuse from the geometric normal */
     SHADE_STEPS,   /* heat map of inner nodes visited per ray */
-    SHADE_TESTS    /* heat map of ray/triangle tests per ray (leaf sizes) */
+    SHADE_TESTS,   /* heat map of ray/triangle tests per ray (leaf sizes) */
+    SHADE_AO       /* ambient occlusion: the share of ao_rays occlusion rays a hit sends that escape */
 } shade_mode;
+
+#define AO_RAYS_DEFAULT 4
+#define AO_RAYS_MAX 64
+#define AO_RADIUS_DEFAULT 0.1f /* of the scene's bounding-box diagonal */
 
 typedef struct render_options {
     camera cam;
@@ -74,7 +79,14 @@ typedef struct render_options {
     int shadows;    /* one shadow ray per hit toward the light */
     int light_set;  /* the light is at `light`; else camera_make_basis's, above the scene */
     float light[3];
+    uint32_t ao_rays; /* SHADE_AO: occlusion rays per hit (1 to AO_RAYS_MAX) */
+    float ao_radius;  /* SHADE_AO: how far they look, in the scene's units (> 0) */
 } render_options;
+
+/* The rays a frame casts per pixel, as the ray rates count them: the
+ * camera ray and the secondary rays of a hit (a shadow ray, ao_rays
+ * occlusion rays), for every pixel: where the background shows, fewer. */
+double render_rays_per_pixel(const render_options *opt);
 
 /* An RGB8 image plus, for the heat-map modes, the per-pixel counts. */
 typedef struct image {
@@ -99,11 +111,13 @@ int image_write_png(const image *img, const char *path, char *err, size_t errlen
 int render_cpu(const kdtree *t, const scene *s, const render_options *opt, image *out, double *ms,
                char *err, size_t errlen);
 
-/* Comparison of a tree's closest hits with brute force. */
+/* Comparison of a tree's closest hits, and of its occlusion answers for
+ * the shadow and ambient-occlusion rays of the hits, with brute force. */
 typedef struct validation {
     uint64_t rays;
     uint64_t hits;       /* rays that hit something (brute force) */
     uint64_t mismatches; /* hit vs miss, or another triangle further than the tolerance */
+    uint64_t occlusion_rays, occluded, occlusion_mismatches; /* occluded: by brute force */
     char first[256];     /* the first mismatch, described */
 } validation;
 
@@ -111,17 +125,27 @@ typedef struct validation {
  * differ by at most this fraction (a tie on a shared edge). */
 #define VALIDATION_REL_TOLERANCE 1e-5f
 
-/* Picks `n_rays` camera rays (every pixel when 0) and checks them on the CPU. */
-int validate_camera_rays_cpu(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
+/* The options of a plain image from camera c: diffuse, no shadows. */
+render_options render_default_options(const camera *c);
+
+/* Picks `n_rays` camera rays (every pixel when 0) of opt's camera and
+ * checks them on the CPU, with the shadow and ambient-occlusion rays opt
+ * adds to each hit (made from the tree's hit, as the image's are). */
+int validate_camera_rays_cpu(const kdtree *t, const scene *s, const render_options *opt, uint64_t n_rays,
                              validation *v, char *err, size_t errlen);
 /* Checks rays [first, first + count) of those, adding to v: parts that
  * cover the sample give what one call for all of it gives. */
-int validate_camera_rays_cpu_part(const kdtree *t, const scene *s, const camera *c, uint64_t n_rays,
+int validate_camera_rays_cpu_part(const kdtree *t, const scene *s, const render_options *opt, uint64_t n_rays,
                                   uint64_t first, uint64_t count, validation *v, char *err, size_t errlen);
 
 /* Records one comparison into v. */
 void validation_record(validation *v, uint64_t ray_index, uint32_t tree_tri, float tree_t, uint32_t brute_tri,
                        float brute_t);
+/* Records the occlusion answers of camera ray `ray_index`'s secondary rays:
+ * `rays` of them, `occluded` by brute force, `differ` answered otherwise
+ * by the tree (the first of those: secondary ray `which`). */
+void validation_record_occlusion(validation *v, uint64_t ray_index, uint32_t rays, uint32_t occluded,
+                                 uint32_t differ, uint32_t which);
 
 /* The default light of a scene: above it (camera_make_basis's) when it is
  * open; inside it, where the light sees the most, when it is a closed

@@ -78,20 +78,157 @@ static inline KD_HD ray_hit trace_scene_ray(const trace_scene *ts, const ray *r)
     return kdtree_trace(ts->nodes, ts->refs, ts->lo, ts->hi, ts->positions, ts->triangles, r);
 }
 
+static inline KD_HD int trace_scene_occluded(const trace_scene *ts, const ray *r, float t_max)
+{
+    return kdtree_occluded(ts->nodes, ts->refs, ts->lo, ts->hi, ts->positions, ts->triangles, r, t_max);
+}
+
+/* How a pixel is shaded (render_options' part that the ray casters need). */
+typedef struct shade_params {
+    shade_mode mode;
+    int shadows;      /* one shadow ray per hit toward the light */
+    uint32_t ao_rays; /* SHADE_AO: occlusion rays per hit */
+    float ao_radius;  /* SHADE_AO: how far they look */
+} shade_params;
+
+/* A camera ray's hit: the point, and the unit geometric normal turned
+ * toward the ray's origin (the side the camera sees). */
+typedef struct surface_point {
+    float p[3], n[3];
+} surface_point;
+
+static inline KD_HD surface_point shade_surface(const trace_scene *ts, const ray *r, const ray_hit *h)
+{
+    surface_point sp;
+    const float *v0, *v1, *v2;
+    triangle_vertices(ts->positions, ts->triangles, h->tri, &v0, &v1, &v2);
+    float e1[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
+    float e2[3] = {v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]};
+    sp.n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    sp.n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    sp.n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    vec_normalize(sp.n);
+    float facing = vec_dot(sp.n, r->d) <= 0.0f ? 1.0f : -1.0f;
+    for (int a = 0; a < 3; a++) {
+        sp.n[a] *= facing;
+        sp.p[a] = r->o[a] + h->t * r->d[a];
+    }
+    return sp;
+}
+
+/* A secondary ray from the surface along unit d, started a little off it
+ * on d's side, so that it does not hit its own triangle. */
+static inline KD_HD ray surface_ray(const surface_point *sp, const float d[3])
+{
+    ray s;
+    float side = vec_dot(sp->n, d) >= 0.0f ? 1.0f : -1.0f;
+    float eps = 1e-4f * (fabsf(sp->p[0]) + fabsf(sp->p[1]) + fabsf(sp->p[2]) + 1.0f);
+    for (int a = 0; a < 3; a++) {
+        s.o[a] = sp->p[a] + side * eps * sp->n[a];
+        s.d[a] = d[a];
+    }
+    return s;
+}
+
+/* The shadow ray toward the light, and the light's distance in *dist. */
+static inline KD_HD ray shadow_ray(const surface_point *sp, const float light[3], float *dist)
+{
+    float to_light[3] = {light[0] - sp->p[0], light[1] - sp->p[1], light[2] - sp->p[2]};
+    *dist = sqrtf(vec_dot(to_light, to_light));
+    for (int a = 0; a < 3; a++) to_light[a] /= *dist;
+    return surface_ray(sp, to_light);
+}
+
+/* Ambient-occlusion ray k of pixel `pixel`: a cosine-weighted direction
+ * about the normal (Malley's method: a point of the unit disk, lifted to
+ * the hemisphere), deterministic per pixel and k.  The disk's point comes
+ * from a hash by rejection, with no trigonometry, so that the CPU and the
+ * GPU make the same bits. */
+static inline KD_HD ray ao_ray(const surface_point *sp, uint64_t pixel, uint32_t k)
+{
+    uint64_t z = (pixel << 8 | k) * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+    float x = 0.0f, y = 0.0f;
+    for (int tries = 0; tries < 16; tries++) {
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        x = (float)(z >> 40) * (2.0f / 16777216.0f) - 1.0f;
+        y = (float)(z >> 16 & 0xffffffu) * (2.0f / 16777216.0f) - 1.0f;
+        if (x * x + y * y < 1.0f) break;
+        x = y = 0.0f; /* after 16 misses (1 in 2^35): straight along the normal */
+    }
+    float h = sqrtf(1.0f - (x * x + y * y));
+    /* An orthonormal basis about n (Duff et al. 2017, branch-free). */
+    const float *n = sp->n;
+    float sign = n[2] >= 0.0f ? 1.0f : -1.0f, a = -1.0f / (sign + n[2]), b = n[0] * n[1] * a;
+    float t[3] = {1.0f + sign * n[0] * n[0] * a, sign * b, -sign * n[0]};
+    float u[3] = {b, sign + n[1] * n[1] * a, -n[1]};
+    float d[3];
+    for (int i = 0; i < 3; i++) d[i] = x * t[i] + y * u[i] + h * n[i];
+    vec_normalize(d);
+    return surface_ray(sp, d);
+}
+
 static inline KD_HD uint8_t shade_quantize(float x)
 {
     x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
     return (uint8_t)(x * 255.0f + 0.5f);
 }
 
+static inline KD_HD int shade_is_heat_map(shade_mode m) { return m == SHADE_STEPS || m == SHADE_TESTS; }
+
+static inline KD_HD shade_params render_shade_params(const render_options *opt)
+{
+    shade_params sh = {opt->mode, opt->shadows, opt->ao_rays, opt->ao_radius};
+    if (sh.mode == SHADE_AO && sh.ao_rays == 0) sh.ao_rays = AO_RAYS_DEFAULT;
+    return sh;
+}
+
+/* The secondary rays a camera ray's hit sends (its shadow ray, its
+ * ambient-occlusion rays), each asked of the tree and of brute force:
+ * how many, how many brute force finds occluded, how many the tree
+ * answers otherwise, and the first of those. */
+typedef struct occlusion_check {
+    uint32_t rays, occluded, differ, first_differ;
+} occlusion_check;
+
+static inline KD_HD void occlusion_compare(const trace_scene *ts, uint32_t n_triangles, const ray *s, float t_max,
+                                           occlusion_check *c)
+{
+    int brute = brute_force_occluded(ts->positions, ts->triangles, n_triangles, s, t_max);
+    if (trace_scene_occluded(ts, s, t_max) != brute && c->differ++ == 0) c->first_differ = c->rays;
+    c->rays++;
+    c->occluded += (uint32_t)brute;
+}
+
+static inline KD_HD occlusion_check check_occlusion(const trace_scene *ts, const camera_basis *b,
+                                                    const shade_params *sh, uint32_t n_triangles, uint64_t pixel,
+                                                    const ray *r, const ray_hit *h)
+{
+    occlusion_check c = {0, 0, 0, 0};
+    if (h->tri == RAY_NO_HIT) return c;
+    surface_point sp = shade_surface(ts, r, h);
+    if (sh->mode == SHADE_AO)
+        for (uint32_t k = 0; k < sh->ao_rays; k++) {
+            ray s = ao_ray(&sp, pixel, k);
+            occlusion_compare(ts, n_triangles, &s, sh->ao_radius, &c);
+        }
+    if (sh->shadows) {
+        float dist;
+        ray s = shadow_ray(&sp, b->light, &dist);
+        occlusion_compare(ts, n_triangles, &s, dist, &c);
+    }
+    return c;
+}
+
 /* Shades pixel (x, y): writes rgb[3] and returns the count the heat-map
  * modes show (inner nodes visited or triangles tested by the camera ray). */
-static inline KD_HD uint32_t shade_pixel(const trace_scene *ts, const camera_basis *b, shade_mode mode,
-                                         int shadows, uint32_t x, uint32_t y, uint8_t rgb[3])
+static inline KD_HD uint32_t shade_pixel(const trace_scene *ts, const camera_basis *b, const shade_params *sh,
+                                         uint32_t x, uint32_t y, uint8_t rgb[3])
 {
     ray r = camera_ray(b, x, y);
     ray_hit h = trace_scene_ray(ts, &r);
-    uint32_t count = mode == SHADE_STEPS ? h.steps : h.tests;
+    uint32_t count = sh->mode == SHADE_STEPS ? h.steps : h.tests;
     if (h.tri == RAY_NO_HIT) { /* background: a dim vertical gradient */
         float g = 0.10f + 0.12f * (float)y / (float)b->height;
         rgb[0] = shade_quantize(g);
@@ -99,26 +236,22 @@ static inline KD_HD uint32_t shade_pixel(const trace_scene *ts, const camera_bas
         rgb[2] = shade_quantize(g * 1.5f);
         return count;
     }
-    const float *v0, *v1, *v2;
-    triangle_vertices(ts->positions, ts->triangles, h.tri, &v0, &v1, &v2);
-    float e1[3] = {v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]};
-    float e2[3] = {v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2]};
-    float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-    vec_normalize(n);
-    float cosine = fabsf(vec_dot(n, r.d));
+    surface_point sp = shade_surface(ts, &r, &h);
+    float cosine = fabsf(vec_dot(sp.n, r.d));
     float light = 0.15f + 0.85f * cosine;
-    if (shadows) {
-        ray s;
-        for (int a = 0; a < 3; a++) s.o[a] = r.o[a] + h.t * r.d[a];
-        float to_light[3] = {b->light[0] - s.o[0], b->light[1] - s.o[1], b->light[2] - s.o[2]};
-        float dist = sqrtf(vec_dot(to_light, to_light));
-        for (int a = 0; a < 3; a++) s.d[a] = to_light[a] / dist;
-        /* Start a little off the surface, on the side the light is on. */
-        float side = vec_dot(n, s.d) >= 0.0f ? 1.0f : -1.0f;
-        float eps = 1e-4f * (fabsf(s.o[0]) + fabsf(s.o[1]) + fabsf(s.o[2]) + 1.0f);
-        for (int a = 0; a < 3; a++) s.o[a] += side * eps * n[a];
-        ray_hit sh = trace_scene_ray(ts, &s);
-        if (sh.tri != RAY_NO_HIT && sh.t < dist) light = 0.15f + 0.35f * cosine;
+    if (sh->mode == SHADE_AO) { /* the share of the occlusion rays that escape */
+        uint32_t open = 0;
+        uint64_t pixel = (uint64_t)y * b->width + x;
+        for (uint32_t k = 0; k < sh->ao_rays; k++) {
+            ray s = ao_ray(&sp, pixel, k);
+            open += !trace_scene_occluded(ts, &s, sh->ao_radius);
+        }
+        light = 0.10f + 0.90f * (float)open / (float)sh->ao_rays;
+    }
+    if (sh->shadows) {
+        float dist;
+        ray s = shadow_ray(&sp, b->light, &dist);
+        if (trace_scene_occluded(ts, &s, dist)) light = sh->mode == SHADE_AO ? 0.35f * light : 0.15f + 0.35f * cosine;
     }
     rgb[0] = shade_quantize(0.92f * light);
     rgb[1] = shade_quantize(0.90f * light);

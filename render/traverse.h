@@ -6,7 +6,8 @@
  *   the tree call the same function, so they agree on every triangle.
  * - Traversal: front-to-back with an explicit stack; a leaf records the
  *   closest hit among its triangles, and the walk stops when the best hit
- *   lies before the start of the next interval on the stack.
+ *   lies before the start of the next interval on the stack.  An occlusion
+ *   query (kdtree_occluded) walks the same way and stops at any hit.
  * - Rounding: ray/plane distances are computed plane by plane, so a ray
  *   through a point where planes meet (a vertex on a split plane, say) can
  *   get intervals that miss each other by an ulp.  Every decision is
@@ -137,6 +138,43 @@ static inline KD_HD void trace_push(trace_item *stack, int *sp, uint32_t node, f
     (*sp)++;
 }
 
+/* Descends from `node` with the ray's interval [*t0, *t1] to a leaf, front
+ * to back: the far child of a node whose plane the interval crosses goes
+ * on the stack with its part of the interval.  Returns the leaf. */
+static inline KD_HD uint32_t trace_descend(const kdtree_node *nodes, const ray *r, const float inv_d[3],
+                                           trace_item *stack, int *sp, uint32_t node, float *t0, float *t1,
+                                           uint32_t *steps)
+{
+    kdtree_node n = nodes[node];
+    while (!kdtree_is_leaf(n)) {
+        (*steps)++;
+        uint32_t a = kdtree_axis(n);
+        float o = r->o[a], split = n.split;
+        int below_first = o < split || (o == split && r->d[a] <= 0.0f);
+        uint32_t first = kdtree_left(n) + (below_first ? 0u : 1u);
+        uint32_t second = kdtree_left(n) + (below_first ? 1u : 0u);
+        if (r->d[a] == 0.0f) {
+            if (o == split) /* ray lies in the plane: both sides touch it */
+                trace_push(stack, sp, second, *t0, *t1);
+            node = first;
+        } else {
+            float t_split = (split - o) * inv_d[a];
+            float t_near_end = t_split * (1.0f + TRAVERSE_EPS), t_far_start = t_split * (1.0f - TRAVERSE_EPS);
+            if (t_far_start > *t1 || t_split <= 0.0f) {
+                node = first;
+            } else if (t_near_end < *t0) {
+                node = second;
+            } else {
+                trace_push(stack, sp, second, t_far_start > *t0 ? t_far_start : *t0, *t1);
+                node = first;
+                if (t_near_end < *t1) *t1 = t_near_end;
+            }
+        }
+        n = nodes[node];
+    }
+    return node;
+}
+
 /* Closest hit of the ray through the tree. */
 static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_t *refs, const float tree_lo[3],
                                          const float tree_hi[3], const float *positions,
@@ -151,33 +189,7 @@ static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_
     int sp = 0;
     uint32_t node = 0;
     for (;;) {
-        kdtree_node n = nodes[node];
-        while (!kdtree_is_leaf(n)) {
-            hit.steps++;
-            uint32_t a = kdtree_axis(n);
-            float o = r->o[a], split = n.split;
-            int below_first = o < split || (o == split && r->d[a] <= 0.0f);
-            uint32_t first = kdtree_left(n) + (below_first ? 0u : 1u);
-            uint32_t second = kdtree_left(n) + (below_first ? 1u : 0u);
-            if (r->d[a] == 0.0f) {
-                if (o == split) /* ray lies in the plane: both sides touch it */
-                    trace_push(stack, &sp, second, t0, t1);
-                node = first;
-            } else {
-                float t_split = (split - o) * inv_d[a];
-                float t_near_end = t_split * (1.0f + TRAVERSE_EPS), t_far_start = t_split * (1.0f - TRAVERSE_EPS);
-                if (t_far_start > t1 || t_split <= 0.0f) {
-                    node = first;
-                } else if (t_near_end < t0) {
-                    node = second;
-                } else {
-                    trace_push(stack, &sp, second, t_far_start > t0 ? t_far_start : t0, t1);
-                    node = first;
-                    if (t_near_end < t1) t1 = t_near_end;
-                }
-            }
-            n = nodes[node];
-        }
+        kdtree_node n = nodes[trace_descend(nodes, r, inv_d, stack, &sp, node, &t0, &t1, &hit.steps)];
         uint32_t count = kdtree_count(n);
         for (uint32_t i = 0; i < count; i++) {
             uint32_t tri = refs[n.first + i];
@@ -201,6 +213,41 @@ static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_
     }
 }
 
+/* Whether the ray hits any triangle at 0 < t < t_max (an occlusion query:
+ * shadow and ambient-occlusion rays).  The closest hit's walk, its
+ * interval clipped to t_max (widened as every interval is), ended by the
+ * first triangle hit: no closest hit is searched for.  The triangle test
+ * is the closest hit's, bounded by t_max, so the answer is brute force's
+ * (brute_force_occluded). */
+static inline KD_HD int kdtree_occluded(const kdtree_node *nodes, const uint32_t *refs, const float tree_lo[3],
+                                        const float tree_hi[3], const float *positions, const uint32_t *triangles,
+                                        const ray *r, float t_max)
+{
+    float inv_d[3] = {1.0f / r->d[0], 1.0f / r->d[1], 1.0f / r->d[2]};
+    float t0, t1, t_end = t_max * (1.0f + TRAVERSE_EPS);
+    if (!ray_box(r, inv_d, tree_lo, tree_hi, &t0, &t1) || t0 > t_end) return 0;
+    if (t1 > t_end) t1 = t_end;
+    ray_shear shear = ray_make_shear(r);
+    trace_item stack[TRAVERSE_STACK];
+    int sp = 0;
+    uint32_t node = 0, steps = 0;
+    for (;;) {
+        kdtree_node n = nodes[trace_descend(nodes, r, inv_d, stack, &sp, node, &t0, &t1, &steps)];
+        uint32_t count = kdtree_count(n);
+        for (uint32_t i = 0; i < count; i++) {
+            const float *v0, *v1, *v2;
+            float t;
+            triangle_vertices(positions, triangles, refs[n.first + i], &v0, &v1, &v2);
+            if (ray_triangle(r, &shear, v0, v1, v2, t_max, &t)) return 1;
+        }
+        if (sp == 0) return 0;
+        trace_item it = stack[--sp];
+        node = it.node;
+        t0 = it.t0;
+        t1 = it.t1;
+    }
+}
+
 /* Closest hit by testing every triangle: the oracle. */
 static inline KD_HD ray_hit brute_force_trace(const float *positions, const uint32_t *triangles,
                                               uint32_t n_triangles, const ray *r)
@@ -218,6 +265,21 @@ static inline KD_HD ray_hit brute_force_trace(const float *positions, const uint
     }
     hit.tests = n_triangles;
     return hit;
+}
+
+/* Whether any triangle lies on the ray at 0 < t < t_max, testing every one:
+ * the occlusion queries' oracle. */
+static inline KD_HD int brute_force_occluded(const float *positions, const uint32_t *triangles, uint32_t n_triangles,
+                                             const ray *r, float t_max)
+{
+    ray_shear shear = ray_make_shear(r);
+    for (uint32_t tri = 0; tri < n_triangles; tri++) {
+        const float *v0, *v1, *v2;
+        float t;
+        triangle_vertices(positions, triangles, tri, &v0, &v1, &v2);
+        if (ray_triangle(r, &shear, v0, v1, v2, t_max, &t)) return 1;
+    }
+    return 0;
 }
 
 #endif

@@ -50,7 +50,8 @@ static void expect_view_validates(const kdtree *t, const scene *s, const camera 
 {
     validation v;
     char err[512];
-    cr_assert_eq(validate_camera_rays_cpu(t, s, c, 4000, &v, err, sizeof err), 0, "%s", err);
+    render_options o = render_default_options(c);
+    cr_assert_eq(validate_camera_rays_cpu(t, s, &o, 4000, &v, err, sizeof err), 0, "%s", err);
     cr_expect_eq(v.mismatches, 0, "%llu mismatches: %s", (unsigned long long)v.mismatches, v.first);
     cr_expect_geq(v.hits, min_hits, "only %llu of %llu rays hit", (unsigned long long)v.hits,
                   (unsigned long long)v.rays);

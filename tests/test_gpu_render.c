@@ -7,6 +7,7 @@
  * the GPU-built tree may differ from the CPU-built tree's only where two
  * triangles tie for the closest hit (shared edges): at most 0.1% of pixels. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,9 @@ static render_options options_for(const scene *s, shade_mode mode, int shadows)
     camera_frame(s->lo, s->hi, &o.cam);
     o.mode = mode;
     o.shadows = shadows;
+    o.ao_rays = 4;
+    float d[3] = {s->hi[0] - s->lo[0], s->hi[1] - s->lo[1], s->hi[2] - s->lo[2]};
+    o.ao_radius = 0.1f * sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     return o;
 }
 
@@ -57,8 +61,8 @@ static void same_image(const scene *s, const char *file)
     gpu_tree gt;
     cr_assert_eq(gpu_scene_upload(s, &g, err, sizeof err), 0, "%s", err);
     cr_assert_eq(gpu_tree_upload(&t, &gt, err, sizeof err), 0, "%s", err);
-    for (int mode = SHADE_DIFFUSE; mode <= SHADE_TESTS; mode++) {
-        render_options o = options_for(s, (shade_mode)mode, mode == SHADE_DIFFUSE);
+    for (int mode = SHADE_DIFFUSE; mode <= SHADE_AO; mode++) { /* shadows with diffuse and ao shading */
+        render_options o = options_for(s, (shade_mode)mode, mode == SHADE_DIFFUSE || mode == SHADE_AO);
         image cpu, gpu;
         gpu_render_stats st;
         cr_assert_eq(render_cpu(&t, s, &o, &cpu, NULL, err, sizeof err), 0, "%s", err);
@@ -129,7 +133,7 @@ Test(gpu_render, gpu_tree_and_cpu_tree_agree, .timeout = 120)
     cr_assert_leq(differ, pixels / 1000, "%zu of %zu pixels differ", differ, pixels);
     cr_log_info("GPU tree vs CPU tree: %zu of %zu pixels differ", differ, pixels);
     validation v;
-    cr_assert_eq(validate_camera_rays_gpu(&gt, &g, &o.cam, 0, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(validate_camera_rays_gpu(&gt, &g, &o, 0, &v, err, sizeof err), 0, "%s", err);
     cr_assert_eq(v.rays, pixels);
     cr_assert_eq(v.mismatches, 0, "%s", v.first);
     image_free(&cpu);
@@ -137,6 +141,34 @@ Test(gpu_render, gpu_tree_and_cpu_tree_agree, .timeout = 120)
     gpu_tree_free(&gt);
     gpu_scene_free(&g);
     kdtree_free(&t);
+    scene_free(&s);
+}
+
+/* The GPU-built tree's shadow and ambient-occlusion rays, asked on the GPU
+ * of the tree and of brute force: the same answers, and both answers
+ * occur. */
+Test(gpu_render, occlusion_rays_validate, .timeout = 120)
+{
+    require_gpu();
+    scene s;
+    load_shared("sponza.obj.gz", &s);
+    gpu_scene g;
+    gpu_tree gt;
+    gpu_build_stats bst;
+    gpu_build_options bo = {.pool_factor = 200.0, .repeat = 1};
+    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpu_build(&g, &bo, &gt, &bst, err, sizeof err), 0, "%s", err);
+    render_options o = options_for(&s, SHADE_AO, 1);
+    validation v;
+    cr_assert_eq(validate_camera_rays_gpu(&gt, &g, &o, 3000, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(v.mismatches, 0, "%s", v.first);
+    cr_assert_eq(v.occlusion_mismatches, 0, "%s", v.first);
+    cr_assert_eq(v.occlusion_rays, 5 * v.hits, "%llu secondary rays for %llu hits",
+                 (unsigned long long)v.occlusion_rays, (unsigned long long)v.hits);
+    cr_assert(v.occluded > 0 && v.occluded < v.occlusion_rays, "%llu of %llu occluded",
+              (unsigned long long)v.occluded, (unsigned long long)v.occlusion_rays);
+    gpu_tree_free(&gt);
+    gpu_scene_free(&g);
     scene_free(&s);
 }
 
@@ -160,7 +192,7 @@ Test(gpu_render, validation_detects_a_broken_tree, .timeout = 120)
     cr_assert_eq(gpu_tree_upload(&t, &gt, err, sizeof err), 0, "%s", err);
     render_options o = options_for(&s, SHADE_DIFFUSE, 0);
     validation v;
-    cr_assert_eq(validate_camera_rays_gpu(&gt, &g, &o.cam, 0, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(validate_camera_rays_gpu(&gt, &g, &o, 0, &v, err, sizeof err), 0, "%s", err);
     cr_assert_gt(v.mismatches, 0, "200 emptied leaves went unnoticed");
     gpu_tree_free(&gt);
     gpu_scene_free(&g);

@@ -15,7 +15,8 @@ from .common import ROOT, log
 TEST_LINE = re.compile(r"^(\S+) rc (\d+) .*Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)")
 SAN_LINE = re.compile(r"^(memcheck|racecheck) (\S+): rc (\d+) (.*)$")
 VALID_LINE = re.compile(r"^(\S+): validation: (\d+) rays, (\d+) hits, (\d+) mismatches")
-RAYS_LINE = re.compile(r"^rays (\d+)x(\d+): render: .*median of (\d+) frames ([\d.]+) ms.*: (\d+) Mrays/s")
+OCCLUSION_LINE = re.compile(r"^(\S+): validation: (\d+) shadow and ao rays, (\d+) occluded, (\d+) mismatches")
+RAYS_LINE = re.compile(r"^rays (?:(\S+) )?(\d+)x(\d+): render: .*median of (\d+) frames ([\d.]+) ms.*: (\d+) Mrays/s")
 
 
 def _lines(path):
@@ -57,17 +58,25 @@ def write_checks(out, d):
             scene, rays, hits, bad = m.groups()
             lines.append("| `--validate`, %s | %s rays, %s hits, %s mismatches against brute force |" % (
                 scene, rays, hits, bad))
+        m = OCCLUSION_LINE.match(line)
+        if m:
+            scene, rays, occluded, bad = m.groups()
+            lines.append("| `--validate`, %s: their shadow and ao rays | %s rays, %s occluded, %s mismatches against "
+                         "brute force |" % (scene, rays, occluded, bad))
     lines += ["", "From `bench/device_checks.sh` (%s); raw output in checks/." % (gpu or "GPU unknown")]
     with open(os.path.join(out, "checks.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    rays = ["| view | frames | median frame [ms] | Mrays/s |", "|---|---:|---:|---:|"]
+    rays = ["| view | rays | frames | median frame [ms] | Mrays/s |", "|---|---|---:|---:|---:|"]
     for line in _lines(os.path.join(d, "validate_rays.txt")):
         m = RAYS_LINE.match(line)
         if m:
-            w, h, frames, ms, mrays = m.groups()
-            rays.append("| Conference, %sx%s | %s | %s | %s |" % (w, h, frames, ms, mrays))
+            kind, w, h, frames, ms, mrays = m.groups()
+            kind = {None: "primary", "shadows": "primary + shadow", "ao": "primary + 4 ao"}.get(kind, kind)
+            rays.append("| Conference, %sx%s | %s | %s | %s | %s |" % (w, h, kind, frames, ms, mrays))
     rays += ["", "`kdalloc-atomic render --gpu` on Conference from `--eye=1500,500,500 --target=-800,0,-900`: one "
-             "primary ray a pixel, diffuse shading, the median frame of 10."]
+             "primary ray a pixel, diffuse shading (with shadows: one shadow ray a hit; ao: 4 occlusion rays a hit, "
+             "out to 0.1 of the scene's diagonal), the median frame of 10; Mrays/s counts the secondary rays of every "
+             "pixel, hit or not."]
     with open(os.path.join(out, "rays.md"), "w") as f:
         f.write("\n".join(rays) + "\n")
     log("wrote checks.md and rays.md")

@@ -129,7 +129,8 @@ static gpu_build_stats expect_same_when_grown(const scene *s, const char *name, 
     cr_assert_eq(b.st.alloc_mean, fixed->st.alloc_mean, "%s", name);
     camera c = random_camera(s, 7);
     validation v;
-    cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &c, 4000, &v, err, sizeof err), 0, "%s", err);
+    render_options vo = render_default_options(&c);
+    cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &vo, 4000, &v, err, sizeof err), 0, "%s", err);
     cr_assert_eq(v.mismatches, 0, "%s: %s", name, v.first);
     cr_log_info("%s (%s): pool %s, %.1f MiB from %.1f MiB in %u steps (%.3f ms), build %.3f ms (fixed: %.3f)", name,
                 kda_allocator_name(), b.st.pool_grows ? "grown" : "fixed", b.st.pool_bytes / 1048576.0,
@@ -176,7 +177,8 @@ static void check_scene(const scene *s, const char *name, double pool_factor)
     for (uint32_t view = 0; view < 3; view++) {
         camera c = random_camera(s, view + 1);
         validation v;
-        cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &c, 4000, &v, err, sizeof err), 0, "%s", err);
+        render_options vo = render_default_options(&c);
+        cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &vo, 4000, &v, err, sizeof err), 0, "%s", err);
         cr_assert_eq(v.mismatches, 0, "%s view %u: %s", name, view, v.first);
         cr_assert_eq(v.rays, 4000);
     }
@@ -292,7 +294,8 @@ Test(gpu_build, narrow_axis_splits, .timeout = 300)
     cr_assert_lt(ks.sah_cost, kdtree_leaf_cost(s.n_triangles), "SAH %.1f", ks.sah_cost);
     camera c = random_camera(&s, 3);
     validation v;
-    cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &c, 4000, &v, err, sizeof err), 0, "%s", err);
+    render_options vo = render_default_options(&c);
+    cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &vo, 4000, &v, err, sizeof err), 0, "%s", err);
     cr_assert_eq(v.mismatches, 0, "%s", v.first);
     free_built(&b);
     scene_free(&s);

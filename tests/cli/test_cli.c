@@ -162,6 +162,29 @@ Test(cli, bad_camera_values)
     expect_usage_error(KDALLOC("render", "-o", TMP("cam.png"), "--eye", "1,2"), "--eye", "--eye 1,2");
     expect_usage_error(KDALLOC("render", "-o", TMP("cam.png"), "--fov", "wide"), "--fov", "--fov wide");
     expect_usage_error(KDALLOC("render", "-o", TMP("cam.png"), "--shade", "bogus"), "bogus", "--shade bogus");
+    expect_usage_error(KDALLOC("render", "-o", TMP("cam.png"), "--shade", "ao", "--ao-rays", "0"), "--ao-rays",
+                       "--ao-rays 0");
+    expect_usage_error(KDALLOC("render", "-o", TMP("cam.png"), "--shade", "ao", "--ao-rays", "65"), "--ao-rays",
+                       "--ao-rays 65");
+    expect_usage_error(KDALLOC("render", "-o", TMP("cam.png"), "--shade", "ao", "--ao-radius", "-1"), "--ao-radius",
+                       "--ao-radius -1");
+    expect_usage_error(KDALLOC("render", "-o", TMP("cam.png"), "--ao-rays", "8"), "--shade ao",
+                       "--ao-rays without --shade ao");
+}
+
+/* Ambient occlusion with shadows: the image written, and every secondary
+ * ray of the validated pixels checked against brute force. */
+Test(cli, ambient_occlusion_validates)
+{
+    const char *path = TMP("ao.png");
+    run_result r = KDALLOC("render", "--cpu", TEAPOT, "-o", path, "--width", "48", "--height", "32", "--shade", "ao",
+                           "--ao-rays", "3", "--shadows", "--validate", "all");
+    expect_status(&r, 0, "render --shade ao --shadows --validate all");
+    expect_contains(r.out, "ao: 3 rays a hit, out to ", "render --shade ao");
+    expect_contains(r.out, "shadow and ao rays", "render --shade ao --validate");
+    expect_contains(r.out, "occluded, 0 mismatches", "render --shade ao --validate");
+    expect_png(path, 48, 32);
+    run_result_free(&r);
 }
 
 /* camera_check's errors come after the scene is loaded; they are usage
@@ -360,7 +383,8 @@ Test(cli, extreme_scenes_give_valid_json)
                     "--height", "54", "--validate", "500");
         expect_status(&r, 0, scenes[i]);
         expect_json(r.out, scenes[i]);
-        expect_contains(r.out, "\"mismatches\": 0}", scenes[i]);
+        expect_contains(r.out, "\"mismatches\": 0,", scenes[i]);
+        expect_contains(r.out, "\"occlusion_mismatches\": 0}", scenes[i]);
         expect_contains(r.out, "\"camera\": {\"eye\": [", scenes[i]);
         run_result_free(&r);
     }

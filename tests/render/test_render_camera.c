@@ -64,7 +64,8 @@ Test(camera, render_refuses_a_bad_camera)
 {
     scene s = real_scene("teapot");
     kdtree t = build_tree(&s);
-    render_options opt = {GOOD_CAMERA, SHADE_DIFFUSE, 0, 0, {0, 0, 0}};
+    camera good = GOOD_CAMERA;
+    render_options opt = render_default_options(&good);
     opt.cam.fov_deg = 0.0f;
     image img;
     validation v;
@@ -72,7 +73,7 @@ Test(camera, render_refuses_a_bad_camera)
     cr_expect_eq(render_cpu(&t, &s, &opt, &img, NULL, err, sizeof err), -1);
     cr_expect(strstr(err, "camera") != NULL, "render_cpu's message: \"%s\"", err);
     err[0] = '\0';
-    cr_expect_eq(validate_camera_rays_cpu(&t, &s, &opt.cam, 10, &v, err, sizeof err), -1);
+    cr_expect_eq(validate_camera_rays_cpu(&t, &s, &opt, 10, &v, err, sizeof err), -1);
     cr_expect(strstr(err, "camera") != NULL, "validate_camera_rays_cpu's message: \"%s\"", err);
     kdtree_free(&t);
     scene_free(&s);

@@ -13,7 +13,9 @@
 
 static image render_image(const kdtree *t, const scene *s, const camera *c, shade_mode mode, int shadows)
 {
-    render_options opt = {*c, mode, shadows, 0, {0, 0, 0}};
+    render_options opt = render_default_options(c);
+    opt.mode = mode;
+    opt.shadows = shadows;
     image img;
     char err[512];
     cr_assert_eq(render_cpu(t, s, &opt, &img, NULL, err, sizeof err), 0, "render_cpu: %s", err);

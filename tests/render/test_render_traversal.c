@@ -246,7 +246,8 @@ static void expect_camera_rays_agree(const scene *s, const char *label)
     uint32_t n = rays_within_budget(s->n_triangles, BRUTE_FORCE_BUDGET / 2, 400, 64 * 48);
     for (int i = 0; i < 2; i++) {
         validation v;
-        cr_assert_eq(validate_camera_rays_cpu(&t, s, &views[i], n, &v, err, sizeof err), 0, "%s: %s", label, err);
+        render_options o = render_default_options(&views[i]);
+        cr_assert_eq(validate_camera_rays_cpu(&t, s, &o, n, &v, err, sizeof err), 0, "%s: %s", label, err);
         cr_expect_eq(v.rays, n, "%s: %llu rays checked, %u asked for", label, (unsigned long long)v.rays, n);
         cr_expect_eq(v.mismatches, 0, "%s, %s camera: %llu mismatches; first: %s", label,
                      i ? "inside" : "framed", (unsigned long long)v.mismatches, v.first);
