@@ -55,7 +55,8 @@ static void *render_rows(void *p)
     for (uint32_t y = (uint32_t)job->worker; y < img->height; y += (uint32_t)job->n_workers)
         for (uint32_t x = 0; x < img->width; x++) {
             size_t i = (size_t)y * img->width + x;
-            uint32_t count = shade_pixel(job->ts, job->basis, job->shade, x, y, img->rgb + 3 * i);
+            uint32_t count = shade_pixel(job->ts, job->basis, job->shade, job->shade->mode == SHADE_AO, x, y,
+                                         img->rgb + 3 * i);
             if (img->counts) img->counts[i] = count;
         }
     return NULL;

@@ -20,17 +20,37 @@ static trace_scene make_trace_scene(const gpu_tree *t, const gpu_scene *s)
     return ts;
 }
 
-__global__ void render_kernel(trace_scene ts, camera_basis b, shade_params sh, uint8_t *rgb, uint32_t *counts)
+/* One pixel a thread; WITH_AO a constant of each kernel (shade_pixel). */
+static __device__ __forceinline__ void render_pixel(const trace_scene *ts, const camera_basis *b,
+                                                    const shade_params *sh, int with_ao, uint8_t *rgb,
+                                                    uint32_t *counts)
 {
     uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= b.width || y >= b.height) return;
-    size_t i = (size_t)y * b.width + x;
+    if (x >= b->width || y >= b->height) return;
+    size_t i = (size_t)y * b->width + x;
     uint8_t c[3];
-    uint32_t count = shade_pixel(&ts, &b, &sh, x, y, c);
+    uint32_t count = shade_pixel(ts, b, sh, with_ao, x, y, c);
     rgb[3 * i + 0] = c[0];
     rgb[3 * i + 1] = c[1];
     rgb[3 * i + 2] = c[2];
     if (counts) counts[i] = count;
+}
+
+__global__ void render_kernel(trace_scene ts, camera_basis b, shade_params sh, uint8_t *rgb, uint32_t *counts)
+{
+    render_pixel(&ts, &b, &sh, 0, rgb, counts);
+}
+
+__global__ void render_ao_kernel(trace_scene ts, camera_basis b, shade_params sh, uint8_t *rgb, uint32_t *counts)
+{
+    render_pixel(&ts, &b, &sh, 1, rgb, counts);
+}
+
+static void launch_render(dim3 grid, dim3 block, trace_scene ts, camera_basis b, shade_params sh, uint8_t *rgb,
+                          uint32_t *counts)
+{
+    if (sh.mode == SHADE_AO) render_ao_kernel<<<grid, block>>>(ts, b, sh, rgb, counts);
+    else render_kernel<<<grid, block>>>(ts, b, sh, rgb, counts);
 }
 
 static int compare_float(const void *a, const void *b)
@@ -68,11 +88,11 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     if (heat) CHECK(cudaMalloc(&d_counts, pixels * sizeof *d_counts), "allocating the image on the GPU");
     CHECK(cudaEventCreate(&e0), "cudaEventCreate");
     CHECK(cudaEventCreate(&e1), "cudaEventCreate");
-    render_kernel<<<grid, block>>>(ts, basis, sh, d_rgb, d_counts); /* warm-up */
+    launch_render(grid, block, ts, basis, sh, d_rgb, d_counts); /* warm-up */
     CHECK(cudaGetLastError(), "launching the render kernel");
     for (uint32_t f = 0; f < frames; f++) {
         CHECK(cudaEventRecord(e0), "cudaEventRecord");
-        render_kernel<<<grid, block>>>(ts, basis, sh, d_rgb, d_counts);
+        launch_render(grid, block, ts, basis, sh, d_rgb, d_counts);
         CHECK(cudaGetLastError(), "launching the render kernel");
         CHECK(cudaEventRecord(e1), "cudaEventRecord");
         CHECK(cudaEventSynchronize(e1), "rendering");

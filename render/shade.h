@@ -222,9 +222,12 @@ static inline KD_HD occlusion_check check_occlusion(const trace_scene *ts, const
 }
 
 /* Shades pixel (x, y): writes rgb[3] and returns the count the heat-map
- * modes show (inner nodes visited or triangles tested by the camera ray). */
+ * modes show (inner nodes visited or triangles tested by the camera ray).
+ * `with_ao`: whether the ambient-occlusion loop is compiled in (SHADE_AO
+ * needs it).  The GPU's kernels pass a constant, so that the one without
+ * it does not carry the loop's registers into the other modes. */
 static inline KD_HD uint32_t shade_pixel(const trace_scene *ts, const camera_basis *b, const shade_params *sh,
-                                         uint32_t x, uint32_t y, uint8_t rgb[3])
+                                         int with_ao, uint32_t x, uint32_t y, uint8_t rgb[3])
 {
     ray r = camera_ray(b, x, y);
     ray_hit h = trace_scene_ray(ts, &r);
@@ -239,7 +242,7 @@ static inline KD_HD uint32_t shade_pixel(const trace_scene *ts, const camera_bas
     surface_point sp = shade_surface(ts, &r, &h);
     float cosine = fabsf(vec_dot(sp.n, r.d));
     float light = 0.15f + 0.85f * cosine;
-    if (sh->mode == SHADE_AO) { /* the share of the occlusion rays that escape */
+    if (with_ao && sh->mode == SHADE_AO) { /* the share of the occlusion rays that escape */
         uint32_t open = 0;
         uint64_t pixel = (uint64_t)y * b->width + x;
         for (uint32_t k = 0; k < sh->ao_rays; k++) {
