@@ -108,6 +108,15 @@ Test(gpu_render, same_image_as_cpu_sponza, .timeout = 120) { same_tree_same_imag
 Test(gpu_render, same_image_as_cpu_bunny, .timeout = 120) { same_tree_same_image("bunny.obj.gz"); }
 
 /* Each builder's own tree: the pictures agree up to ties. */
+/* The scene uploaded and its tree built on the GPU (pool 200x). */
+static void gpu_built(const scene *s, gpu_scene *g, gpu_tree *gt)
+{
+    gpu_build_stats bst;
+    gpu_build_options bo = {.pool_factor = 200.0, .repeat = 1};
+    cr_assert_eq(gpu_scene_upload(s, g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpu_build(g, &bo, gt, &bst, err, sizeof err), 0, "%s", err);
+}
+
 Test(gpu_render, gpu_tree_and_cpu_tree_agree, .timeout = 120)
 {
     require_gpu();
@@ -117,10 +126,7 @@ Test(gpu_render, gpu_tree_and_cpu_tree_agree, .timeout = 120)
     cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0, "%s", err);
     gpu_scene g;
     gpu_tree gt;
-    gpu_build_stats bst;
-    gpu_build_options bo = {.pool_factor = 200.0, .repeat = 1};
-    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(gpu_build(&g, &bo, &gt, &bst, err, sizeof err), 0, "%s", err);
+    gpu_built(&s, &g, &gt);
     render_options o = options_for(&s, SHADE_DIFFUSE, 0);
     o.cam.width = 640;
     o.cam.height = 480;
@@ -154,10 +160,7 @@ Test(gpu_render, occlusion_rays_validate, .timeout = 120)
     load_shared("sponza.obj.gz", &s);
     gpu_scene g;
     gpu_tree gt;
-    gpu_build_stats bst;
-    gpu_build_options bo = {.pool_factor = 200.0, .repeat = 1};
-    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(gpu_build(&g, &bo, &gt, &bst, err, sizeof err), 0, "%s", err);
+    gpu_built(&s, &g, &gt);
     render_options o = options_for(&s, SHADE_AO, 1);
     validation v;
     cr_assert_eq(validate_camera_rays_gpu(&gt, &g, &o, 3000, &v, err, sizeof err), 0, "%s", err);
