@@ -14,6 +14,7 @@ extern "C" {
 
 typedef struct gpu_render_stats {
     double ms_median, ms_min, ms_max; /* one frame, over the timed frames */
+    double ms_first;                  /* the first frame (the warm-up): what a first image waits for */
     uint32_t frames;
     double mrays_per_s;               /* render_rays_per_pixel's rays, median frame */
 } gpu_render_stats;

@@ -181,6 +181,7 @@ Test(cli, ambient_occlusion_validates)
                            "--ao-rays", "3", "--shadows", "--validate", "all");
     expect_status(&r, 0, "render --shade ao --shadows --validate all");
     expect_contains(r.out, "ao: 3 rays a hit, out to ", "render --shade ao");
+    expect_contains(r.out, "first image: ", "render: the time to the first image");
     expect_contains(r.out, "shadow and ao rays", "render --shade ao --validate");
     expect_contains(r.out, "occluded, 0 mismatches", "render --shade ao --validate");
     expect_png(path, 48, 32);
@@ -386,6 +387,7 @@ Test(cli, extreme_scenes_give_valid_json)
         expect_contains(r.out, "\"mismatches\": 0,", scenes[i]);
         expect_contains(r.out, "\"occlusion_mismatches\": 0}", scenes[i]);
         expect_contains(r.out, "\"camera\": {\"eye\": [", scenes[i]);
+        expect_contains(r.out, "\"first_image_ms\": ", scenes[i]);
         run_result_free(&r);
     }
 }
