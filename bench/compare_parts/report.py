@@ -6,6 +6,7 @@ writes, plus:
   README.md      the same for a reader, and what each file holds
   summary.md     one line: GPU, driver, CUDA, commit(s), date(s), and the command that regenerates it
   headline.md    every allocator's build time per scene in ms (pool 200x) with Embree's CPU builds beside
+  decision.md    one row per allocator, what to use it for, from the other tables (decision.py)
 
 docs/RESULTS.md is prose around generated blocks.  A block is
     <!-- from results/h200/ds_table3.md -->
@@ -27,6 +28,7 @@ from .common import EXTRA_SCATTERALLOC_PAGES, ROOT, cpu_model, log, read_csv
 BLOCK = re.compile(r"(<!-- from ([^ #]+)(?:#([^>]+?))? -->\n)(.*?)(<!-- end -->)", re.S)
 FILES = [("summary.md", "the line that opens docs/RESULTS.md"),
          ("headline.md", "every allocator's build times in ms beside Embree's"),
+         ("decision.md", "which allocator to use: one row each, from the tables below it"),
          ("ds_table3.md", "Table 3: builds at a pool of 200x the root array, slowdowns over AtomicMalloc"),
          ("ds_table4.md", "Table 4: builds at a pool of 20x, slowdowns over CMalloc"),
          ("pool_auto.md", "the pool that grows beside the fixed pools"),
