@@ -99,6 +99,18 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+def write_csv(path, fields, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def cell(value, fmt):
+    """A table cell: value formatted with fmt (%-style), or - where there is none ("" or None)."""
+    return fmt % value if value not in ("", None) else "-"
+
+
 def scene_label(scene):
     if scene.startswith("spheres:"):
         return "spheres %sM" % (int(scene.split(":")[1]) // 1000000)

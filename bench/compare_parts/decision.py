@@ -16,7 +16,7 @@ Columns and where they come from (a results folder's files; nothing is measured 
 import json
 import os
 
-from .common import log, read_csv
+from .common import cell, log, read_csv
 
 USE_WHEN = {
     "atomic": "the fastest builds when the pool can hold every request: it never frees",
@@ -36,10 +36,6 @@ USE_WHEN = {
     "slabbump": "a general workload: freed blocks served again at their size, no NULL with a pool mostly free",
     "gallatin": "a published 2024 peer, for comparison",
 }
-
-
-def _num(x, fmt):
-    return fmt % x if x is not None else "-"
 
 
 def _float(row, key):
@@ -88,14 +84,14 @@ def _survey(warp, thread, name):
                 return m + f if m is not None and f is not None else None
         return None
     cells = [total(warp, "100000", "1024"), total(warp, "100000", "8192"), total(thread, "1000000", "64")]
-    return " / ".join(_num(c, "%.3f") for c in cells)
+    return " / ".join(cell(c, "%.3f") for c in cells)
 
 
 def _list(rows, name):
     for r in rows:
         if r["allocator"] == name and r["threads"] == "100000":
             ms, fails, n = _float(r, "ms"), _float(r, "failures"), _float(r, "allocations")
-            text = _num(ms, "%.0f ms")
+            text = cell(ms, "%.0f ms")
             if fails:
                 text += ", %.0f%% NULL" % (100.0 * fails / n) if n else ", NULLs"
             if _float(r, "bad_blocks"):

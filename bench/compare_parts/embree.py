@@ -1,11 +1,10 @@
 """Embree 3's CPU BVH builds and rays beside kdalloc's GPU builds and rays, on the same machine."""
-import csv
 import json
 import os
 import tempfile
 import time
 
-from .common import by_id, cpu_model, failure_reason, log, ratio, run, scene_args, scene_label
+from .common import by_id, cell, cpu_model, failure_reason, log, ratio, run, scene_args, scene_label, write_csv
 
 # ---------------------------------------------------------------- Embree beside kdalloc
 
@@ -100,13 +99,7 @@ def write_embree(args, rows, atomic, bump):
         x = ratio(med.get("build_ms"), row["atomic_build_ms"] or None)
         row["medium_over_atomic"] = round(x, 3) if x is not None else ""
         table.append(row)
-    with open(os.path.join(args.out, "embree.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows(table)
-
-    def num(value, fmt):
-        return fmt % value if value != "" else "-"
+    write_csv(os.path.join(args.out, "embree.csv"), fields, table)
 
     first = next((r for r in table if r["embree"]), {})
     gpu = next((r["gpu"] for r in table if r["gpu"]), "the GPU (no ds_table3 runs)")
@@ -123,14 +116,14 @@ def write_embree(args, rows, atomic, bump):
             embree_cells = [r["failure"], "-"]
             ray_cells = ["-", "-"]
         else:
-            embree_cells = [num(r["medium_build_ms"], "%.1f"), num(r["high_build_ms"], "%.1f")]
-            ray_cells = [num(r["medium_mrays_per_s"], "%.1f"), num(r["high_mrays_per_s"], "%.1f")]
+            embree_cells = [cell(r["medium_build_ms"], "%.1f"), cell(r["high_build_ms"], "%.1f")]
+            ray_cells = [cell(r["medium_mrays_per_s"], "%.1f"), cell(r["high_mrays_per_s"], "%.1f")]
         view_note = " ‡" if r["kdalloc_view"] and r["embree_view"] and r["kdalloc_view"] != r["embree_view"] else ""
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s%s |" % (
             r["scene"], "{:,}".format(r["n_tris"]) if r["n_tris"] != "" else "-",
-            " | ".join(embree_cells), num(r["atomic_build_ms"], "%.3f"), num(r["countedbump_build_ms"], "%.3f"),
-            num(r["medium_over_atomic"], "%.2f"), " | ".join(ray_cells),
-            num(r["kdalloc_mrays_per_s"], "%.0f"), view_note))
+            " | ".join(embree_cells), cell(r["atomic_build_ms"], "%.3f"), cell(r["countedbump_build_ms"], "%.3f"),
+            cell(r["medium_over_atomic"], "%.2f"), " | ".join(ray_cells),
+            cell(r["kdalloc_mrays_per_s"], "%.0f"), view_note))
     lines += ["", "Embree: `kdalloc-embree --json --quality both --repeat R`: the median of R rtcCommitScene "
               "(one triangle geometry, the device's default configuration: every core) after a warm-up build; "
               "rays: one primary ray per pixel of `kdalloc render`'s default camera (1280x720), rtcIntersect1 "

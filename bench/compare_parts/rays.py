@@ -4,12 +4,11 @@ For every scene of ds: `kdalloc-atomic render --gpu --json` at 1920x1080 from th
 (the median of --repeat x 2 frames after a warm-up), once per ray type, into rays_scenes.csv and
 rays_scenes.md, with the time to the first image (the build and the warm-up frame).
 """
-import csv
 import json
 import os
 import tempfile
 
-from .common import by_id, failure_reason, log, run, scene_args, scene_label
+from .common import by_id, cell, failure_reason, log, run, scene_args, scene_label, write_csv
 
 RAY_MODES = (("primary", []), ("shadows", ["--shadows"]), ("ao", ["--shade", "ao"]))
 
@@ -61,21 +60,14 @@ def write_rays(args, rows):
         row["build_ms"] = primary.get("build_ms", "")
         row["first_image_ms"] = primary.get("first_image_ms", "")
         table.append(row)
-    with open(os.path.join(args.out, "rays_scenes.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows(table)
-
-    def num(value, fmt):
-        return fmt % value if value != "" else "-"
-
+    write_csv(os.path.join(args.out, "rays_scenes.csv"), fields, table)
     lines = ["| scene | primary [ms] | Mrays/s | + shadow rays [ms] | Mrays/s | + 4 ao rays [ms] | Mrays/s | "
              "build + first frame [ms] |", "|---|" + "---:|" * 7]
     for r in table:
         cells = []
         for mode, _ in RAY_MODES:
-            cells += [num(r["%s_ms" % mode], "%.3f"), num(r["%s_mrays_per_s" % mode], "%.0f")]
-        lines.append("| %s | %s | %s |" % (r["scene"], " | ".join(cells), num(r["first_image_ms"], "%.2f")))
+            cells += [cell(r["%s_ms" % mode], "%.3f"), cell(r["%s_mrays_per_s" % mode], "%.0f")]
+        lines.append("| %s | %s | %s |" % (r["scene"], " | ".join(cells), cell(r["first_image_ms"], "%.2f")))
     lines += ["", "`kdalloc-atomic render --gpu --json` at 1920x1080 from each scene's default view, the median "
               "frame after a warm-up: one camera ray a pixel; with shadows one shadow ray a hit (an occlusion query "
               "toward the light); with ao 4 occlusion rays a hit out to 0.1 of the scene's diagonal.  Mrays/s counts "
