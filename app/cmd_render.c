@@ -240,7 +240,6 @@ static void complete_camera(render_request *rq, const scene *s)
         rq->opt.ao_radius = AO_RADIUS_DEFAULT * sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         if (!(rq->opt.ao_radius > 0.0f)) rq->opt.ao_radius = 1.0f; /* a scene flat in every direction */
     }
-    if (rq->opt.ao_rays == 0) rq->opt.ao_rays = AO_RAYS_DEFAULT;
     camera framed = *cam;
     camera_frame(s->lo, s->hi, &framed);
     if (!rq->eye_set) memcpy(cam->eye, framed.eye, sizeof cam->eye);
@@ -397,7 +396,7 @@ static void print_json(const render_request *rq, const char *label, const scene 
         json_vec3("light", rq->opt.light, s->scale_log2);
     }
     if (rq->opt.mode == SHADE_AO) {
-        printf(", \"ao_rays\": %u, \"ao_radius\": ", rq->opt.ao_rays);
+        printf(", \"ao_rays\": %u, \"ao_radius\": ", render_shade_params(&rq->opt).ao_rays);
         cli_json_number(ldexpf(rq->opt.ao_radius, -s->scale_log2));
     }
     printf(", \"rays_per_pixel\": ");
@@ -456,7 +455,8 @@ int cmd_render(int argc, char **argv)
         print_camera(info, &rq.opt.cam, s.scale_log2, view);
         if (rq.opt.shadows) choose_light(info, &rq.opt, &r, &s);
         if (rq.opt.mode == SHADE_AO)
-            fprintf(info, "ao: %u rays a hit, out to %.9g\n", rq.opt.ao_rays, ldexpf(rq.opt.ao_radius, -s.scale_log2));
+            fprintf(info, "ao: %u rays a hit, out to %.9g\n", render_shade_params(&rq.opt).ao_rays,
+                    ldexpf(rq.opt.ao_radius, -s.scale_log2));
         rc = render_image(info, &rq, &r, &s, &img, &ft) ? 1 : 0;
         if (rc == 0)
             fprintf(info, "first image: %.3f ms (the build %.3f, the first frame %.3f)\n",

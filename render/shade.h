@@ -177,6 +177,7 @@ static inline KD_HD uint8_t shade_quantize(float x)
 
 static inline KD_HD int shade_is_heat_map(shade_mode m) { return m == SHADE_STEPS || m == SHADE_TESTS; }
 
+/* The ray casters' part of opt; ao_rays 0 (not set) means AO_RAYS_DEFAULT. */
 static inline KD_HD shade_params render_shade_params(const render_options *opt)
 {
     shade_params sh = {opt->mode, opt->shadows, opt->ao_rays, opt->ao_radius};
