@@ -39,8 +39,8 @@ static void timeline_print(const build_state *st)
 #ifdef KDA_PROBE
 /* The warm-up build's cycles in the parts of big nodes' chunks, per chunk
  * (lane 0's clock64; the last chunk's work per big node), the single-warp
- * nodes' donations, the exact split's candidates and cycles by the node's
- * size, and the small subtrees' parts, on stderr. */
+ * nodes' donations, and the exact split's candidates and cycles by the
+ * node's size, on stderr. */
 static void probe_print(const build_state *st)
 {
     const unsigned long long *q = st->probe;
@@ -76,12 +76,6 @@ static void probe_print(const build_state *st)
     for (int i = 0; i < 4; i++)
         fprintf(stderr, "probe: exact splits of at most %d references: %llu, %.0f cycles each\n", up_to[i],
                 q[PROBE_EXACTS_8 + i], q[PROBE_EXACTS_8 + i] ? q[PROBE_EXACT_8 + i] / (double)q[PROBE_EXACTS_8 + i] : 0.0);
-    double sub_nodes = q[PROBE_SUB_NODES] ? (double)q[PROBE_SUB_NODES] : 1.0;
-    fprintf(stderr, "probe: %llu small subtrees of %llu nodes, cycles per subtree: masks %.0f; per node: choosing "
-            "the split %.0f, a leaf %.0f, allocating %.0f, writing and taking the children %.0f\n",
-            q[PROBE_SUBTREES], q[PROBE_SUB_NODES], q[PROBE_SUBTREES] ? q[PROBE_SUB_MASKS] / (double)q[PROBE_SUBTREES] : 0.0,
-            q[PROBE_SUB_SPLIT] / sub_nodes, q[PROBE_SUB_LEAF] / sub_nodes, q[PROBE_SUB_ALLOC] / sub_nodes,
-            q[PROBE_SUB_WRITE] / sub_nodes);
 }
 #endif
 

@@ -161,11 +161,7 @@ enum {
     PROBE_NODES, PROBE_EXACT_8, PROBE_EXACT_16, PROBE_EXACT_32, PROBE_EXACT_64,
     PROBE_EXACTS_8, PROBE_EXACTS_16, PROBE_EXACTS_32, PROBE_EXACTS_64,
     PROBE_CANDIDATES, PROBE_CANDIDATES_INSIDE, PROBE_PASSES, PROBE_PASSES_INSIDE,
-    PROBE_DONATES_BLOCK, PROBE_DONATES_GLOBAL,
-    /* small subtrees (gpu_subtree.cuh): count, nodes, and the cycles of the masks, splits, leaves,
-     * allocations, and the rest of split nodes (writes, free, inner node, children) */
-    PROBE_SUBTREES, PROBE_SUB_NODES, PROBE_SUB_MASKS, PROBE_SUB_SPLIT, PROBE_SUB_LEAF, PROBE_SUB_ALLOC,
-    PROBE_SUB_WRITE, PROBE_PARTS
+    PROBE_DONATES_BLOCK, PROBE_DONATES_GLOBAL, PROBE_PARTS
 };
 #endif
 
@@ -215,35 +211,10 @@ typedef struct build_params {
     uint32_t max_depth;
 } build_params;
 
-/* A node of at most KDA_BUILD_SUBTREE_MAX references is the root of a
- * subtree its warp splits alone (gpu_subtree.cuh): one bit a
- * reference in the masks, so at most 32. */
-#ifndef KDA_BUILD_SUBTREE_MAX
-#define KDA_BUILD_SUBTREE_MAX 32u
-#endif
-#if KDA_BUILD_SUBTREE_MAX > 32
-#error "KDA_BUILD_SUBTREE_MAX: at most 32 (a bit a reference in one word)"
-#endif
-#define SUBTREE_STACK 16 /* its walk's pending nodes kept in shared memory */
-
-/* A subtree's shared memory: its root's boxes; per candidate plane of the
- * root (numbered as exact_split numbers them), the masks of the root's
- * references left of it (x: tri_lo < plane) and right of it (y: tri_hi >
- * plane); the walk's pending node tasks with their masks; the current
- * node's references by rank. */
-typedef struct subtree_smem {
-    exact_boxes ex;
-    uint2 sides[6 * KDA_BUILD_SUBTREE_MAX];
-    task stack[SUBTREE_STACK];
-    uint32_t stack_mask[SUBTREE_STACK];
-    uint8_t member[KDA_BUILD_SUBTREE_MAX]; /* the node's k-th reference is the root's member[k] */
-} subtree_smem;
-
 typedef struct warp_smem {
-    union { /* a node is split by bins, exactly, or as a subtree; a SCATTER chunk keeps its references */
+    union { /* a node is split either by bins or exactly; a SCATTER chunk keeps its references */
         uint32_t bins[2][3][GPU_BINS];
         exact_boxes exact;
-        subtree_smem sub;
         uint32_t staged[CHUNK_MAX];
     };
     task popped;

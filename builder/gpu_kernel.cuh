@@ -34,8 +34,8 @@
  * its lanes.  docs/builder.md gives the full picture.
  * The parts: gpu_build_types.cuh (data), gpu_node_work.cuh (allocation,
  * nodes, leaves), gpu_tasks.cuh (queue, stacks, sharing), gpu_big_node.cuh
- * (chunked big nodes), gpu_subtree.cuh (small subtrees); this file: the
- * node done by one warp, finding work, and the kernel.
+ * (chunked big nodes); this file: the node done by one warp, finding work,
+ * and the kernel.
  */
 #ifndef KDA_GPU_KERNEL_CUH
 #define KDA_GPU_KERNEL_CUH
@@ -43,7 +43,6 @@
 #include "gpu_big_node.cuh"
 #include "gpu_build_types.cuh"
 #include "gpu_node_work.cuh"
-#include "gpu_subtree.cuh"
 #include "gpu_tasks.cuh"
 
 /* ---- nodes done by one warp ---- */
@@ -74,10 +73,6 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
 {
     const build_params *p = c->p;
     if (t->n > p->big_node && warp_start_big(c, t)) return;
-    if (t->n >= 1 && t->n <= KDA_BUILD_SUBTREE_MAX) { /* a small subtree: the warp builds it all */
-        warp_subtree(c, t);
-        return;
-    }
     PROBE_COUNT(c, PROBE_NODES);
     float extent[3], scale[3] = {0.0f, 0.0f, 0.0f}, inv_area;
     box_setup(t, extent, &inv_area);

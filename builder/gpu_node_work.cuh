@@ -130,55 +130,24 @@ static __device__ int warp_alloc_children(warp_ctx *c, const task *t, uint32_t n
 
 /* ---- nodes and leaves ---- */
 
-/* Lane 0 reserves `count` nodes: the two of a split node's children, or
- * the pairs of a whole planned subtree (gpu_subtree.cuh).  Issued once the
- * node's arrays are had, its round trip overlaps the scatter: the value is
- * first needed when the children are taken. */
-static __device__ __forceinline__ uint32_t lane0_reserve_nodes(warp_ctx *c, uint32_t count)
+/* Lane 0 reserves the two nodes of a split node's children.  Issued once
+ * the node's arrays are had, its round trip overlaps the scatter: the value
+ * is first needed when the children are taken. */
+static __device__ __forceinline__ uint32_t lane0_reserve_pair(warp_ctx *c)
 {
-    return atomicAdd(&c->p->state->n_nodes.v, count);
+    return atomicAdd(&c->p->state->n_nodes.v, 2u);
 }
 
-static __device__ __forceinline__ uint32_t lane0_reserve_pair(warp_ctx *c) { return lane0_reserve_nodes(c, 2u); }
-
-/* The first of the `count` nodes lane 0 reserved, for every lane;
- * UINT32_MAX (the build fails) when the node array is full. */
-static __device__ uint32_t warp_node_range(warp_ctx *c, uint32_t reserved, uint32_t count)
+/* The first node of the pair lane 0 reserved, for every lane; UINT32_MAX
+ * (the build fails) when the node array is full. */
+static __device__ uint32_t warp_node_pair(warp_ctx *c, uint32_t reserved)
 {
     uint32_t first = 0;
     if (c->lane == 0) {
         first = reserved;
-        if ((uint64_t)first + count > c->p->node_capacity) {
+        if (first + 2 > c->p->node_capacity) {
             set_error(c->p, BUILD_NODES_FULL);
             first = UINT32_MAX;
-        }
-    }
-    return broadcast(first);
-}
-
-static __device__ uint32_t warp_node_pair(warp_ctx *c, uint32_t reserved) { return warp_node_range(c, reserved, 2u); }
-
-/* Where a leaf of n references puts them in the output array, for every
- * lane: lane 0 takes them from the warp's reservation, reserving
- * OUT_BATCH (or n) more when it runs short; UINT32_MAX (the build fails)
- * when the array is full. */
-static __device__ uint32_t warp_out_range(warp_ctx *c, uint32_t n)
-{
-    uint32_t first = 0;
-    if (c->lane == 0 && n) {
-        if (c->out_end - c->out_pos < n) {
-            uint32_t want = n > OUT_BATCH ? n : OUT_BATCH;
-            c->out_pos = atomicAdd(&c->p->state->refs_out.v, want);
-            c->out_end = c->out_pos + want;
-            if (c->out_end > c->p->refs_capacity || c->out_end < c->out_pos) {
-                set_error(c->p, BUILD_REFS_FULL);
-                c->out_pos = c->out_end = 0; /* never write into a range past the array */
-                first = UINT32_MAX;
-            }
-        }
-        if (first != UINT32_MAX) {
-            first = c->out_pos;
-            c->out_pos += n;
         }
     }
     return broadcast(first);
@@ -190,8 +159,25 @@ static __device__ uint32_t warp_out_range(warp_ctx *c, uint32_t n)
  * in held1), so they are not read again. */
 static __device__ void warp_make_leaf(warp_ctx *c, const task *t, int held, uint32_t held0, uint32_t held1)
 {
-    uint32_t first = warp_out_range(c, t->n);
-    if (first == UINT32_MAX) return;
+    uint32_t first = 0, ok = 1;
+    if (c->lane == 0 && t->n) {
+        if (c->out_end - c->out_pos < t->n) {
+            uint32_t want = t->n > OUT_BATCH ? t->n : OUT_BATCH;
+            c->out_pos = atomicAdd(&c->p->state->refs_out.v, want);
+            c->out_end = c->out_pos + want;
+            if (c->out_end > c->p->refs_capacity || c->out_end < c->out_pos) {
+                set_error(c->p, BUILD_REFS_FULL);
+                c->out_pos = c->out_end = 0; /* never write into a range past the array */
+                ok = 0;
+            }
+        }
+        if (ok) {
+            first = c->out_pos;
+            c->out_pos += t->n;
+        }
+    }
+    if (!broadcast(ok)) return;
+    first = broadcast(first);
     if (held) {
         if (c->lane < t->n) c->p->refs_out[first + c->lane] = held0;
         if (c->lane + 32 < t->n) c->p->refs_out[first + c->lane + 32] = held1;

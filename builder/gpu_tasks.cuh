@@ -218,12 +218,12 @@ static __device__ int lane0_queue_hungry(const warp_ctx *c)
     return (int32_t)ld_relaxed_u32(&st->hungry.v) > queued;
 }
 
-/* Where a warp with work to spare should give a task now, for every lane:
- * 1 to an idle warp of its block, 2 (now and then, while idle warps
- * outnumber queued entries) to the global queue, 0 nowhere. */
-static __device__ uint32_t warp_give_where(warp_ctx *c)
+/* Gives the bottom task of the stack to an idle warp of the block, or now
+ * and then to the global queue while idle warps outnumber queued entries. */
+static __device__ void maybe_donate(warp_ctx *c)
 {
-    uint32_t where = 0;
+    if (c->count == 0) return;
+    uint32_t where = 0; /* 1: the block, 2: the global queue */
     if (c->lane == 0) {
         block_smem *b = c->bs;
         if (shared_read(&b->idle) > shared_read(&b->count)) {
@@ -233,15 +233,14 @@ static __device__ uint32_t warp_give_where(warp_ctx *c)
             c->since_check = 0;
         }
     }
-    return broadcast(where);
-}
-
-/* Gives node task t, whose array this warp wrote, where warp_give_where
- * said (1: the block, 2: the global queue). */
-static __device__ void warp_give(warp_ctx *c, const task *t, uint32_t where)
-{
+    where = broadcast(where);
+    if (!where) return;
+    task t = c->sm->stack[c->bottom];
+    __syncwarp();
+    c->bottom = (c->bottom + 1) % KDA_BUILD_LOCAL_TASKS;
+    c->count--;
     if (where == 2) {
-        warp_publish(c, t);
+        warp_publish(c, &t);
         PROBE_COUNT(c, PROBE_DONATES_GLOBAL);
         return;
     }
@@ -249,29 +248,15 @@ static __device__ void warp_give(warp_ctx *c, const task *t, uint32_t where)
     __syncwarp();
     if (c->lane == 0) {
         atomicAdd(&c->p->state->pending.v, 1u); /* before any warp can take it */
-        if (lane0_block_push(c->bs, t)) {
+        if (lane0_block_push(c->bs, &t)) {
             prof_count(c, PROF_SHARED);
         } else { /* the block is full after all: share globally (which counts it) */
             atomicSub(&c->p->state->pending.v, 1u);
-            lane0_push(c, t);
+            lane0_push(c, &t);
         }
     }
     __syncwarp();
     PROBE_COUNT(c, PROBE_DONATES_BLOCK);
-}
-
-/* Gives the bottom task of the stack to an idle warp of the block, or now
- * and then to the global queue while idle warps outnumber queued entries. */
-static __device__ void maybe_donate(warp_ctx *c)
-{
-    if (c->count == 0) return;
-    uint32_t where = warp_give_where(c);
-    if (!where) return;
-    task t = c->sm->stack[c->bottom];
-    __syncwarp();
-    c->bottom = (c->bottom + 1) % KDA_BUILD_LOCAL_TASKS;
-    c->count--;
-    warp_give(c, &t, where);
 }
 
 #endif
