@@ -54,10 +54,13 @@ static void render_usage(FILE *f)
                "                      brute force, and the shadow and ao rays of their hits;\n"
                "                      exit 3 on any mismatch.  N at or above the pixel count\n"
                "                      checks every pixel in order, then again\n"
-               "  --frames K          GPU: time K frames after a warm-up (1 to %u; default 5)\n"
+               "  --frames K          GPU: time K frames after a warm-up (1 to %u; default 5);\n"
+               "                      with shadow or ao rays, also K frames of the camera rays\n"
+               "                      alone (the passes: line)\n"
                "  --json              print the results as one JSON object on stdout (the\n"
                "                      other lines go to stderr); first_image_ms: the build\n"
-               "                      and the first frame\n",
+               "                      and the first frame; primary_ms and secondary_ms: the\n"
+               "                      camera rays alone and what the others add (GPU)\n",
             CAMERA_MAX_SIDE, CAMERA_MAX_SIDE, (unsigned long long)CAMERA_MAX_PIXELS, AO_RAYS_MAX, AO_RAYS_DEFAULT,
             (double)AO_RADIUS_DEFAULT, VALIDATE_MAX, VALIDATE_DEFAULT, FRAMES_MAX);
     tree_source_usage(f);
@@ -303,10 +306,15 @@ static int report_validation(FILE *info, const render_request *rq, const validat
 
 /* How long one frame took, and the ray rate (0 when too fast to time);
  * first_ms: the first frame (on the GPU its warm-up), what the first
- * image waits for after the build. */
+ * image waits for after the build; on the GPU, the primary pass apart
+ * (gpu_render_stats), NAN on the CPU. */
 typedef struct frame_timing {
     double ms, mrays_per_s, first_ms;
+    double primary_ms, secondary_ms;
 } frame_timing;
+
+/* Mrays/s of `rays` in `ms` (0 when too fast to time). */
+static double mrays_per_s(double rays, double ms) { return ms > 0.0 ? rays / (ms * 1e3) : 0.0; }
 
 /* Renders with the device the tree was built on; prints the timing line. */
 static int render_image(FILE *info, const render_request *rq, const tree_result *r, const scene *s, image *img,
@@ -323,9 +331,17 @@ static int render_image(FILE *info, const render_request *rq, const tree_result 
         }
         ft->ms = st.ms_median;
         ft->first_ms = st.ms_first;
-        ft->mrays_per_s = st.ms_median > 0.0 ? rays_per_frame / (st.ms_median * 1e3) : 0.0;
+        ft->primary_ms = st.ms_primary;
+        ft->secondary_ms = st.ms_secondary;
+        ft->mrays_per_s = mrays_per_s(rays_per_frame, st.ms_median);
         fprintf(info, "render: %ux%u on the GPU, median of %u frames %.3f ms (min %.3f, max %.3f): %.0f Mrays/s\n",
                 img->width, img->height, st.frames, st.ms_median, st.ms_min, st.ms_max, ft->mrays_per_s);
+        if (st.ms_secondary != 0.0) {
+            double pixels = (double)img->width * img->height;
+            fprintf(info, "passes: camera rays alone %.3f ms (%.0f Mrays/s); the secondary rays add %.3f ms (%.0f "
+                    "Mrays/s)\n", st.ms_primary, mrays_per_s(pixels, st.ms_primary), st.ms_secondary,
+                    mrays_per_s(rays_per_frame - pixels, st.ms_secondary));
+        }
         return 0;
     }
 #endif
@@ -334,7 +350,8 @@ static int render_image(FILE *info, const render_request *rq, const tree_result 
         return -1;
     }
     ft->first_ms = ft->ms;
-    ft->mrays_per_s = ft->ms > 0.0 ? rays_per_frame / (ft->ms * 1e3) : 0.0;
+    ft->primary_ms = ft->secondary_ms = NAN; /* one pass on the CPU, not timed apart */
+    ft->mrays_per_s = mrays_per_s(rays_per_frame, ft->ms);
     fprintf(info, "render: %ux%u on the CPU in %.1f ms: %.2f Mrays/s\n", img->width, img->height, ft->ms,
             ft->mrays_per_s);
     return 0;
@@ -409,6 +426,15 @@ static void print_json(const render_request *rq, const char *label, const scene 
     cli_json_number(r->stats.build_ms + ft->first_ms);
     printf(", \"mrays_per_s\": ");
     cli_json_number(ft->mrays_per_s);
+    double pixels = (double)c->width * c->height, secondary = pixels * (render_rays_per_pixel(&rq->opt) - 1.0);
+    printf(", \"primary_ms\": ");
+    cli_json_number(ft->primary_ms);
+    printf(", \"primary_mrays_per_s\": ");
+    cli_json_number(isfinite(ft->primary_ms) ? mrays_per_s(pixels, ft->primary_ms) : NAN);
+    printf(", \"secondary_ms\": ");
+    cli_json_number(ft->secondary_ms);
+    printf(", \"secondary_mrays_per_s\": ");
+    cli_json_number(isfinite(ft->secondary_ms) && secondary > 0.0 ? mrays_per_s(secondary, ft->secondary_ms) : NAN);
     printf(", ");
     cli_json_string("output", rq->output);
     if (v)
@@ -446,7 +472,7 @@ int cmd_render(int argc, char **argv)
     tree_result r;
     int rc = tree_build(&ts, &s, &r) ? 1 : 0;
     image img = {0};
-    frame_timing ft = {0, 0, 0};
+    frame_timing ft = {0, 0, 0, NAN, NAN};
     const char *view = rq.eye_set && rq.target_set ? "given" : "outside from +z";
     if (rc == 0) {
         fprintf(info, "tree: %u nodes, %.2f references per triangle, built in %.3f ms\n", r.stats.n_nodes,

@@ -59,6 +59,32 @@ static int compare_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The median of ms[0 .. frames-1], which it sorts. */
+static double median_ms(float *ms, uint32_t frames)
+{
+    qsort(ms, frames, sizeof *ms, compare_float);
+    return frames % 2 ? ms[frames / 2] : 0.5 * (ms[frames / 2 - 1] + ms[frames / 2]);
+}
+
+/* Times `frames` launches of the render with shading sh, one event pair
+ * each, into ms.  -1 on a CUDA error (in err). */
+static int time_frames(dim3 grid, dim3 block, trace_scene ts, camera_basis b, shade_params sh, uint8_t *rgb,
+                       uint32_t *counts, uint32_t frames, cudaEvent_t e0, cudaEvent_t e1, float *ms, char *err,
+                       size_t errlen)
+{
+    for (uint32_t f = 0; f < frames; f++) {
+        CHECK(cudaEventRecord(e0), "cudaEventRecord");
+        launch_render(grid, block, ts, b, sh, rgb, counts);
+        CHECK(cudaGetLastError(), "launching the render kernel");
+        CHECK(cudaEventRecord(e1), "cudaEventRecord");
+        CHECK(cudaEventSynchronize(e1), "rendering");
+        CHECK(cudaEventElapsedTime(&ms[f], e0, e1), "cudaEventElapsedTime");
+    }
+    return 0;
+fail:
+    return -1;
+}
+
 extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt, uint32_t frames,
                           image *out, gpu_render_stats *st, char *err, size_t errlen)
 {
@@ -98,26 +124,29 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
         CHECK(cudaEventElapsedTime(&first, e0, e1), "cudaEventElapsedTime");
         st->ms_first = first;
     }
-    for (uint32_t f = 0; f < frames; f++) {
-        CHECK(cudaEventRecord(e0), "cudaEventRecord");
-        launch_render(grid, block, ts, basis, sh, d_rgb, d_counts);
+    if (render_rays_per_pixel(opt) > 1.0) { /* the camera rays alone first: the image is the full frames' */
+        shade_params primary = sh;
+        primary.mode = SHADE_DIFFUSE;
+        primary.shadows = 0;
+        launch_render(grid, block, ts, basis, primary, d_rgb, d_counts); /* its own kernel's warm-up (ao) */
         CHECK(cudaGetLastError(), "launching the render kernel");
-        CHECK(cudaEventRecord(e1), "cudaEventRecord");
-        CHECK(cudaEventSynchronize(e1), "rendering");
-        CHECK(cudaEventElapsedTime(&ms[f], e0, e1), "cudaEventElapsedTime");
+        if (time_frames(grid, block, ts, basis, primary, d_rgb, d_counts, frames, e0, e1, ms, err, errlen)) goto fail;
+        st->ms_primary = median_ms(ms, frames);
     }
+    if (time_frames(grid, block, ts, basis, sh, d_rgb, d_counts, frames, e0, e1, ms, err, errlen)) goto fail;
     CHECK(cudaMemcpy(out->rgb, d_rgb, pixels * 3, cudaMemcpyDeviceToHost), "downloading the image");
     if (heat) {
         CHECK(cudaMemcpy(out->counts, d_counts, pixels * sizeof *d_counts, cudaMemcpyDeviceToHost),
               "downloading the image");
         image_colorize_counts(out, opt->mode);
     }
-    qsort(ms, frames, sizeof *ms, compare_float);
     st->frames = frames;
+    st->ms_median = median_ms(ms, frames);
     st->ms_min = ms[0];
     st->ms_max = ms[frames - 1];
-    st->ms_median = frames % 2 ? ms[frames / 2] : 0.5 * (ms[frames / 2 - 1] + ms[frames / 2]);
     st->mrays_per_s = (double)pixels * render_rays_per_pixel(opt) / (st->ms_median * 1e3);
+    if (render_rays_per_pixel(opt) > 1.0) st->ms_secondary = st->ms_median - st->ms_primary;
+    else st->ms_primary = st->ms_median;
     free(ms);
     cudaFree(d_rgb);
     cudaFree(d_counts);

@@ -17,10 +17,18 @@ typedef struct gpu_render_stats {
     double ms_first;                  /* the first frame (the warm-up): what a first image waits for */
     uint32_t frames;
     double mrays_per_s;               /* render_rays_per_pixel's rays, median frame */
+    /* The primary pass apart: the median of as many frames of camera rays
+     * alone (diffuse shading, no secondary rays), and what the secondary
+     * rays add to the median frame (ms_median - ms_primary; 0 without
+     * secondary rays).  The frame casts both in one kernel: the secondary
+     * share is a difference of medians, so it is noisy where it is small. */
+    double ms_primary, ms_secondary;
 } gpu_render_stats;
 
 /* Renders `frames` timed frames after a warm-up and copies the last one to
- * `out`.  Returns 0, or -1 (bad camera, out of memory, CUDA error). */
+ * `out`; with secondary rays, also `frames` frames of the camera rays
+ * alone (ms_primary).  Returns 0, or -1 (bad camera, out of memory, CUDA
+ * error). */
 int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt, uint32_t frames, image *out,
                gpu_render_stats *st, char *err, size_t errlen);
 
