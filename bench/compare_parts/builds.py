@@ -15,8 +15,14 @@ DS_TABLES = [("ds", "ds_table3", 200, "atomic",
               "k-d tree builds, pool = 20 x root array (the paper's Table 4 setting)")]
 NOT_RUN = "not run: cannot free single arrays"
 # Allocators whose pool is raised to their smallest where the factor asks for less
-MIN_POOLS = {"halloc": "Halloc's pool is at least its minimum of 256 MiB, as in the paper",
-             "gallatin": "Gallatin's pool is at least its minimum of 1 GiB (include/kdalloc/alloc/gallatin.h says why)"}
+MIN_POOLS = {"halloc": "Halloc 256 MiB, as in the paper",
+             "gallatin": "Gallatin 1 GiB (include/kdalloc/alloc/gallatin.h says why)"}
+# The terms of the build tables, explained under the first (Table 3)
+TERMS = ("N_tris: the scene's triangles.  N_ref: references per triangle in the tree's leaves (a triangle "
+         "that straddles split planes is in several).  N_alloc: the arrays the build requests from the "
+         "allocator (two a split node, none for an empty child), and their mean and standard deviation in "
+         "bytes.  The root array: the N_tris 4-byte triangle indices the build starts from, so a pool of "
+         "200 x the root array is 800 bytes a triangle.")
 
 
 def build_sweep(args, runs, variants, table, pool_factor):
@@ -114,14 +120,18 @@ def write_ds(args, variants, rows, table, pool_factor, ref, title):
                 val = "%.2f" % (s["build_ms"] / b["build_ms"]) if b else "%.3f ms" % s["build_ms"]
                 vals.append(("**%s**" % val if best[sc] == v.key else val) + ("†" if raised(sc, v) else ""))
         lines.append("| %s%s | %s |" % (v.name, "" if v.frees else "*", " | ".join(vals)))
-    lines += ["", "Slowdowns are build times over %s's; bold: the fastest full allocator "
-              "(* marks allocators that cannot free, as in the paper)." % base.name]
-    for v in variants:
-        if not v.builds:
-            lines += ["", "%s cannot free single arrays: not run in the builds, as in the paper." % v.name]
-    for v in variants:
-        if any(raised(sc, v) for sc in scenes):
-            lines += ["", "† %s." % MIN_POOLS[v.id]]
+    notes = ["Slowdowns are build times over %s's (each the median of 5 builds after a warm-up, CUDA events "
+             "from the triangles' boxes to the end of the build kernel; \"timed out\": the warm-up and five builds "
+             "took over 20 s); bold: the fastest full allocator (* marks allocators that cannot free, as in the "
+             "paper)." % base.name]
+    notes += ["%s cannot free single arrays: not run in the builds, as in the paper." % v.name
+              for v in variants if not v.builds]
+    mins = [MIN_POOLS[v.id] for v in variants if any(raised(sc, v) for sc in scenes)]
+    if mins:
+        notes.append("†: the pool raised to the allocator's minimum: %s." % "; ".join(mins))
+    lines += ["", "  ".join(notes)]
+    if pool_factor == DS_TABLES[0][2]:
+        lines += ["", TERMS]
     with open(os.path.join(args.out, table + ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     log("wrote %s.csv and %s.md" % (table, table))

@@ -36,7 +36,7 @@ def checks_part(args):
 
 
 def write_checks(out, d):
-    gpu = " ".join(_lines(os.path.join(d, "gpu.txt")))
+    gpu = ", ".join(_lines(os.path.join(d, "gpu.txt")))
     lines = ["| check | result |", "|---|---|"]
     for line in _lines(os.path.join(d, "tests.txt")):
         m = TEST_LINE.match(line)
@@ -46,23 +46,33 @@ def write_checks(out, d):
                                                                  ", %s failing, %s crashing (exit %s)" % (failing, crashing, rc)))
         elif line.strip():
             lines.append("| %s | did not finish |" % line.split()[0])
+    # One row per sanitizer tool and per kind of validated ray; a run that found something gets its own row.
+    clean, found = {}, []
     for line in _lines(os.path.join(d, "sanitizers.txt")):
         m = SAN_LINE.match(line)
         if m:
             tool, what, rc, summary = m.groups()
-            summary = summary.replace("=========", "").strip() or "no summary (exit %s)" % rc
-            lines.append("| compute-sanitizer %s, %s | %s |" % (tool, what, summary))
+            summary = summary.replace("=========", "").strip()
+            if rc == "0" and summary:
+                clean.setdefault(tool, []).append(what)
+            else:
+                found.append("| compute-sanitizer %s, %s | %s |" % (tool, what, summary or "no summary (exit %s)" % rc))
+    for tool, runs in clean.items():
+        lines.append("| compute-sanitizer %s: %s | %s of %s runs clean |" % (tool, ", ".join(runs), len(runs),
+                                                                          len(runs)))
+    lines += found
+    rays = {"camera rays": [[], 0, 0], "their shadow and ao rays": [[], 0, 0]}
     for line in _lines(os.path.join(d, "validate_rays.txt")):
-        m = VALID_LINE.match(line)
-        if m:
-            scene, rays, hits, bad = m.groups()
-            lines.append("| `--validate`, %s | %s rays, %s hits, %s mismatches against brute force |" % (
-                scene, rays, hits, bad))
-        m = OCCLUSION_LINE.match(line)
-        if m:
-            scene, rays, occluded, bad = m.groups()
-            lines.append("| `--validate`, %s: their shadow and ao rays | %s rays, %s occluded, %s mismatches against "
-                         "brute force |" % (scene, rays, occluded, bad))
+        for kind, m in (("camera rays", VALID_LINE.match(line)), ("their shadow and ao rays", OCCLUSION_LINE.match(line))):
+            if m:
+                scene, n, _, bad = m.groups()
+                rays[kind][0].append("%s (%s)" % (scene, n))
+                rays[kind][1] += int(n)
+                rays[kind][2] += int(bad)
+    for kind, (scenes, n, bad) in rays.items():
+        if scenes:
+            lines.append("| `--validate`, %s: %s | %s rays, %s mismatches against brute force |" % (
+                kind, ", ".join(scenes), "{:,}".format(n), bad))
     lines += ["", "From `bench/device_checks.sh` (%s); raw output in checks/." % (gpu or "GPU unknown")]
     with open(os.path.join(out, "checks.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -121,12 +121,12 @@ def write_decision(out):
             name, "yes" if v["frees"] else "no", _serves_again(reuse, name), _grows(pool, name), _builds(ds, name),
             _survey(warp, thread, name), _list(lists, name), USE_WHEN.get(v["key"], "")))
     lines += ["", "Serves freed memory again: the reuse test's lowest share of the freed bytes served again at the "
-              "same size (blocks kept live around them).  Builds: `kdalloc build --gpu --pool-factor 200` over "
-              "AtomicMalloc's time, the shared scenes.  Survey: 100,000 warps x 1 KiB and x 8 KiB, 10^6 threads x "
-              "64 B, every block live until a second kernel frees it.  List workload: examples/list_workload's "
-              "GPU program, 4 GiB pool; NULL: the share of requests answered NULL.  -: not measured, or cut "
-              "after the survey's time limit (survey_tables.md says which).  Each "
-              "column comes from its table below, measured at the commit that table names."]
+              "same size (blocks kept live around them).  Builds: `kdalloc build --gpu --pool-factor 200` (a pool "
+              "of 200 x the root array, the scene's triangle indices) over AtomicMalloc's time, the range over the "
+              "shared scenes.  Survey: 100,000 warps x 1 KiB and x 8 KiB, 10^6 threads x 64 B, every block live "
+              "until a second kernel frees it.  List workload: examples/list_workload's GPU program, 4 GiB pool; "
+              "NULL: the share of requests answered NULL.  -: not measured, or cut after the survey's time limit "
+              "(survey_tables.md says which).  Each column comes from its table below."]
     with open(os.path.join(out, "decision.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     log("wrote decision.md")

@@ -70,8 +70,16 @@ PROPERTIES = ["Register usage", "Variable requests", "Successive requests", "Sca
 # The paper's Table 5, in the order of PROPERTIES; † and ‡ are its own footnotes.
 PAPER_TABLE5 = [("CudaMalloc", "+ + 0 0 -"), ("AtomicMalloc*", "+ + + + +"), ("CMalloc", "+(†) + 0 0(‡) +"),
                 ("ScatterAlloc", "- - 0 + 0"), ("FDGMalloc*", "0 + + 0 -"), ("Halloc", "- 0 + + 0")]
+TABLE5_LEGEND = """\
+n/a: a run failed or its data is missing.  ! some requests of that test returned no memory (the
+failures column of its CSV); their time is in the measurement.  * cannot free single blocks.  §: graded
+by the AD test (no k-d tree builds).  Each verdict is followed by the number it grades; the rules:
+table5.md."""
+
 TABLE5_RULES = """\
-Rules (each verdict is followed by the number it grades, in parentheses):
+# The rules of the verdicts
+
+Each verdict is followed by the number it grades, in parentheses.
 
 - Register usage: registers of the uncoalesced malloc + free kernel (alloc_regs.csv, column plain)
   against CMalloc's (%s): + if at most CMalloc's + 4, 0 if at most twice CMalloc's, - otherwise.
@@ -86,9 +94,6 @@ Rules (each verdict is followed by the number it grades, in parentheses):
   A variant that failed on a scene AtomicMalloc built gets n/a.
   § Variants that build no k-d trees: the geometric mean over the payloads of the AD time /
   AtomicMalloc's AD time, with the same thresholds.
-
-n/a: a run failed or its data is missing.  ! some requests of that test returned no memory (the
-failures column of its CSV); their time is in the measurement.  * cannot free single blocks.
 """
 
 
@@ -146,7 +151,7 @@ def table5(args, variants):
             if cells[i] != "n/a" and failed_requests(csvs[test], v.name):
                 cells[i] += " !"
         lines.append("| %s%s | %s |" % (v.name, "" if v.frees else "*", " | ".join(cells)))
-    lines += ["", TABLE5_RULES % (c if c else "n/a"), "# The paper's own Table 5", "",
+    lines += ["", TABLE5_LEGEND, "", TABLE5_RULES % (c if c else "n/a"), "# The paper's own Table 5", "",
               "| Allocator | %s |" % " | ".join(PROPERTIES), "|---|" + ":-:|" * len(PROPERTIES)]
     for name, verdicts in PAPER_TABLE5:
         lines.append("| %s | %s |" % (name, " | ".join(verdicts.split())))

@@ -26,6 +26,7 @@ import sys
 from .common import EXTRA_SCATTERALLOC_PAGES, ROOT, cpu_model, log, read_csv
 
 BLOCK = re.compile(r"(<!-- from ([^ #]+)(?:#([^>]+?))? -->\n)(.*?)(<!-- end -->)", re.S)
+NOTES = "notes.md"  # hand-written: which tables were measured on which code, what is not yet measured
 FILES = [("summary.md", "the line that opens docs/RESULTS.md"),
          ("headline.md", "every allocator's build times in ms beside Embree's"),
          ("decision.md", "which allocator to use: one row each, from the tables below it"),
@@ -43,7 +44,8 @@ FILES = [("summary.md", "the line that opens docs/RESULTS.md"),
          ("*.csv", "every statistic behind the tables"),
          ("*.png", "Figures 3a-d, 4, 5 and the survey's curves"),
          ("runs.jsonl", "every run, one JSON object each (bench/compare resumes from it)"),
-         ("checks/", "bench/device_checks.sh's raw output")]
+         ("checks/", "bench/device_checks.sh's raw output"),
+         (NOTES, "by hand: which tables were measured on which code, and what is not yet measured")]
 
 
 def _out(cmd):
@@ -108,15 +110,22 @@ def write_readme(out, runs):
               " and ".join(str(p) for p in EXTRA_SCATTERALLOC_PAGES), "", "| file | what |", "|---|---|"]
     lines += ["| `%s` | %s |" % f for f in FILES if f[0] == "*.csv" or "*" in f[0] or f[0].endswith("/")
               or os.path.exists(os.path.join(out, f[0]))]
+    notes = os.path.join(out, NOTES)
+    if os.path.exists(notes):  # what the table of invocations cannot say, written by hand
+        lines += ["", open(notes).read().strip()]
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     gpus = _joined("%s (driver %s)" % (r["gpu"], r["driver"]) for r in runs)
+    dates = sorted(set(r["date"] for r in runs))
+    commits = len(set(r["commit"] for r in runs))
     with open(os.path.join(out, "summary.md"), "w") as f:
-        f.write("**%s**, CUDA %s (nvcc %s), commit `%s`, %s; regenerate with `bench/compare` "
-                "(on that GPU; results/%s/README.md says which part ran when).\n" % (
+        f.write("**%s**, CUDA %s (nvcc %s), measured %s at %d commit%s: [results/%s/README.md](results/%s/README.md) "
+                "says which part ran at which commit, with which command.  `bench/compare` on that GPU measures "
+                "it all again.\n" % (
                     gpus, _joined(r["cuda"] for r in runs), _joined(r["nvcc"] for r in runs),
-                    "`, `".join(_joined(r["commit"] for r in runs).split(", ")),
-                    _joined(r["date"] for r in runs), os.path.basename(out.rstrip("/"))))
+                    dates[0] if len(dates) == 1 else "%s to %s" % (dates[0], dates[-1]), commits,
+                    "" if commits == 1 else "s", os.path.basename(out.rstrip("/")),
+                    os.path.basename(out.rstrip("/"))))
 
 
 def headline(out):

@@ -1,7 +1,7 @@
 """The later literature's tests (bench/survey.cu): every block live until a second kernel frees it."""
 import os
 
-from .common import by_id, log, ratio, read_csv, short
+from .common import NOT_MEASURED, by_id, log, ratio, read_csv, short
 from .microbench import allocbench_run
 
 # ---------------------------------------------------------------- the later literature's tests
@@ -197,8 +197,12 @@ def reuse_table(args, variants, failures):
     head = [size_label(s) + " " + c for s in REUSE_SIZES for c in ("fill", "same", "other")]
     lines = ["# Reuse around live blocks", "", "| Allocator | %s | mismatches |" % " | ".join(head),
              "|---|" + "---:|" * len(head) + "---:|"]
+    unmeasured = []
     for v in variants:
         cells, bad, measured = [], 0, False
+        if not any(got.get((v.name, s)) or failures.get((v.key, s)) not in (None, NOT_MEASURED) for s in REUSE_SIZES):
+            unmeasured.append(v.name)  # a row of nothing but "not measured" says it in one line below
+            continue
         for s in REUSE_SIZES:
             rs = got.get((v.name, s))
             if not rs:
@@ -212,7 +216,9 @@ def reuse_table(args, variants, failures):
             bad += sum(int(r["mismatches"]) for r in rs)
         lines.append("| %s | %s | %s |" % (v.name, " | ".join(cells), bad if measured else "-"))
     lines += ["", "fill: share of the pool handed out; same, other: share of the freed bytes served again, at the "
-              "same size and at another (the lowest over K).  -: no data.", "", REUSE_PROTOCOL]
+              "same size and at another (the lowest over K).  -: no data." +
+              ("  Not yet measured: %s." % ", ".join(unmeasured) if unmeasured else "") +
+              "  reuse.md gives the protocol.", "", "# The reuse test's protocol", "", REUSE_PROTOCOL]
     with open(os.path.join(args.out, "reuse.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     log("wrote reuse.md")
@@ -241,7 +247,7 @@ def list_table(args, variants, failures):
     """list.md: per variant and thread count, the time, the NULLs among the requests and the bad blocks."""
     got = {(r["allocator"], int(r["threads"])): r for r in read_csv(os.path.join(args.out, "list.csv"))}
     head = ["%s threads: %s" % ("{:,}".format(n), c) for n in LIST_THREADS for c in ("ms", "NULL", "bad")]
-    lines = ["| Allocator | %s |" % " | ".join(head), "|---|" + "---:|" * len(head)]
+    lines = ["# The list workload", "", "| Allocator | %s |" % " | ".join(head), "|---|" + "---:|" * len(head)]
     for v in variants:
         cells = []
         for n in LIST_THREADS:
@@ -253,7 +259,8 @@ def list_table(args, variants, failures):
             share = "%d (%.1f%%)" % (nulls, 100.0 * nulls / int(r["allocations"])) if nulls else "0"
             cells += ["%.1f" % float(r["ms"]), share, r["bad_blocks"]]
         lines.append("| %s | %s |" % (v.name, " | ".join(cells)))
-    lines += ["", LIST_PROTOCOL]
+    lines += ["", "failures: requests answered NULL; bad: blocks found overwritten.  list.md gives the protocol.", "",
+              "# The list workload's protocol", "", LIST_PROTOCOL]
     with open(os.path.join(args.out, "list.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     log("wrote list.md")
