@@ -1,0 +1,84 @@
+"""Our reimplementations of the seed paper's allocators beside the authors' code (orig part).
+
+The authors' code is built through its adapter (include/kdalloc/alloc/regeff.h over
+../shared/peers/regeff, as <name>_orig, with -DKDA_PEERS=ON); this part runs each pair, ours and theirs,
+in the same harness at the same points of the survey's live tests, with the same pool: ORIG_POOL bytes,
+as the original addresses at most 4 GiB.  orig.csv and orig.md: malloc and free [ms] of each (the
+median of 5 runs after a warm-up, as every survey point) and ours over the original's.  The other parts
+leave the <name>_orig variants out.
+"""
+import os
+
+from .common import by_id, log, read_csv, short, write_csv
+from .microbench import allocbench_run
+
+ORIG_POOL = (4 << 30) - (1 << 20)
+# (test, requesters, size): the survey's 100,000 warps at 1 and 8 KiB, 10^6 threads x 64 B, 10,000 warps
+ORIG_POINTS = [("live-warp", 100000, 1024), ("live-warp", 100000, 8192), ("live-thread", 1000000, 64),
+               ("live-warp", 10000, 1024)]
+ORIG_SUFFIX = "_orig"
+ORIG_HEAD = ["test", "allocator", "requesters", "size", "malloc_ms", "free_ms", "nulls", "mismatches", "pool_bytes"]
+
+
+def is_original(v):
+    return v.key.endswith(ORIG_SUFFIX)
+
+
+def point_label(test, n, size):
+    who = "warps" if test == "live-warp" else "threads"
+    return "{:,} {} x {}".format(n, who, "%d KiB" % (size >> 10) if size >= 1024 else "%d B" % size)
+
+
+def orig_part(args, runs, variants, originals):
+    """Runs every pair's points (resumably) into orig.csv, then orig.md."""
+    rows = []
+    for o in originals:
+        ours = by_id(variants, o.key[:-len(ORIG_SUFFIX)])
+        for v in [x for x in (ours, o) if x]:
+            for test, n, size in ORIG_POINTS:
+                rec = allocbench_run(args, runs, "orig", v, test, ["--requesters", str(n), "--size", str(size),
+                                                                  "--pool-bytes", str(ORIG_POOL)],
+                                     "%d/%d" % (n, size), args.survey_timeout)
+                rows += [dict(zip(ORIG_HEAD, r.split(","))) for r in rec["rows"]]
+                if not rec["rows"]:
+                    rows.append({"test": test, "allocator": v.name, "requesters": n, "size": size,
+                                 "failure": rec["failure"] or "no row"})
+    write_csv(os.path.join(args.out, "orig.csv"), ORIG_HEAD + ["failure"], rows)
+    write_orig_table(args.out, variants, originals)
+
+
+def write_orig_table(out, variants, originals):
+    """orig.md from orig.csv: a row per pair and point."""
+    got = {}
+    for r in read_csv(os.path.join(out, "orig.csv")):
+        got[(r["allocator"], r["test"], int(r["requesters"]), int(r["size"]))] = r
+
+    def ms(name, point):
+        r = got.get((name,) + point)
+        if r is None or r.get("failure"):
+            return None, (r or {}).get("failure") or "-"
+        return (float(r["malloc_ms"]), float(r["free_ms"])), None
+
+    lines = ["# Our reimplementations beside the authors' code", "",
+             "| allocator | point | ours: malloc / free [ms] | original: malloc / free [ms] | ours / original: "
+             "malloc, free |", "|---|---|---|---|---|"]
+    for o in originals:
+        ours = by_id(variants, o.key[:-len(ORIG_SUFFIX)])
+        if ours is None:
+            continue
+        for test, n, size in ORIG_POINTS:
+            point = (test, n, size)
+            a, why_a = ms(ours.name, point)
+            b, why_b = ms(o.name, point)
+            ratio = "%s, %s" % (short(a[0] / b[0]), short(a[1] / b[1])) if a and b and b[0] and b[1] else "-"
+            lines.append("| %s | %s | %s | %s | %s |" % (
+                ours.name, point_label(test, n, size), "%.4f / %.4f" % a if a else why_a,
+                "%.4f / %.4f" % b if b else why_b, ratio))
+    lines += ["", "kdalloc-allocbench --test TEST --requesters N --size S --pool-bytes %d for both (the survey's "
+              "live tests: every block live until a second kernel frees it, malloc and free timed apart, the median "
+              "of 5 runs after a warm-up).  Ours over the original's: below 1, ours is faster.  A run cut after the "
+              "survey's time limit says timed out (the original's circular walks never return when no chunk fits)."
+              % ORIG_POOL]
+    with open(os.path.join(out, "orig.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    log("wrote orig.csv and orig.md")
