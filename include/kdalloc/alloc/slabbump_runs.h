@@ -12,6 +12,8 @@
 #ifndef KDA_SLABBUMP_RUNS_H
 #define KDA_SLABBUMP_RUNS_H
 
+#include "kdalloc/alloc/slabbump_layout.h"
+
 /* Bit b of the result: bits b to b + k - 1 of x are all set. */
 KDA_HD uint64_t sb_runs_in(uint64_t x, uint32_t k)
 {
