@@ -8,16 +8,43 @@
 #include "gpu_render.h"
 #include "shade.h"
 
-static trace_scene make_trace_scene(const gpu_tree *t, const gpu_scene *s)
+/* Each triangle's vertices, gathered through the index array into
+ * TRI_VERTS_FLOATS floats a triangle (triangle_fetch). */
+__global__ void gather_vertices(const float *positions, const uint32_t *triangles, uint32_t n_triangles, float4 *out)
 {
-    trace_scene ts;
-    ts.nodes = t->nodes;
-    ts.refs = t->refs;
-    ts.positions = s->positions;
-    ts.triangles = s->triangles;
-    memcpy(ts.lo, t->lo, sizeof ts.lo);
-    memcpy(ts.hi, t->hi, sizeof ts.hi);
-    return ts;
+    uint32_t tri = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tri >= n_triangles) return;
+    for (int k = 0; k < 3; k++) {
+        const float *p = positions + 3 * (size_t)triangles[3 * (size_t)tri + k];
+        out[3 * (size_t)tri + k] = make_float4(p[0], p[1], p[2], 0.0f);
+    }
+}
+
+/* The trace_scene of tree t over scene s, with a copy of the vertices made
+ * for it in *verts (the caller frees it); -1 on a CUDA error. */
+static int make_trace_scene(const gpu_tree *t, const gpu_scene *s, float **verts, trace_scene *ts, char *err,
+                            size_t errlen)
+{
+    *verts = NULL;
+    size_t bytes = (size_t)s->n_triangles * TRI_VERTS_FLOATS * sizeof(float);
+    CHECK(cudaMalloc(verts, bytes ? bytes : 16), "allocating the triangles' vertices on the GPU");
+    if (s->n_triangles) {
+        gather_vertices<<<(s->n_triangles + 255) / 256, 256>>>(s->positions, s->triangles, s->n_triangles,
+                                                               (float4 *)*verts);
+        CHECK(cudaGetLastError(), "launching gather_vertices");
+    }
+    ts->nodes = t->nodes;
+    ts->refs = t->refs;
+    ts->positions = s->positions;
+    ts->triangles = s->triangles;
+    memcpy(ts->lo, t->lo, sizeof ts->lo);
+    memcpy(ts->hi, t->hi, sizeof ts->hi);
+    ts->verts = *verts;
+    return 0;
+fail:
+    cudaFree(*verts);
+    *verts = NULL;
+    return -1;
 }
 
 /* One pixel a thread; WITH_AO a constant of each kernel (shade_pixel). */
@@ -91,9 +118,9 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     uint8_t *d_rgb = NULL;
     uint32_t *d_counts = NULL;
     cudaEvent_t e0 = NULL, e1 = NULL;
-    float *ms = NULL;
+    float *ms = NULL, *d_verts = NULL;
     camera_basis basis;
-    trace_scene ts = make_trace_scene(t, s);
+    trace_scene ts;
     size_t pixels = (size_t)opt->cam.width * opt->cam.height;
     dim3 block(16, 8), grid((opt->cam.width + 15) / 16, (opt->cam.height + 7) / 8);
     int heat = shade_is_heat_map(opt->mode);
@@ -110,6 +137,7 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
         snprintf(err, errlen, "out of host memory");
         goto fail;
     }
+    if (make_trace_scene(t, s, &d_verts, &ts, err, errlen)) goto fail;
     CHECK(cudaMalloc(&d_rgb, pixels * 3), "allocating the image on the GPU");
     if (heat) CHECK(cudaMalloc(&d_counts, pixels * sizeof *d_counts), "allocating the image on the GPU");
     CHECK(cudaEventCreate(&e0), "cudaEventCreate");
@@ -150,6 +178,7 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     free(ms);
     cudaFree(d_rgb);
     cudaFree(d_counts);
+    cudaFree(d_verts);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     return 0;
@@ -157,6 +186,7 @@ fail:
     free(ms);
     cudaFree(d_rgb);
     cudaFree(d_counts);
+    cudaFree(d_verts);
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);
     image_free(out);
@@ -193,8 +223,9 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
     shade_params sh = render_shade_params(opt);
     enum { BATCH = 1 << 18 }; /* rays per launch: keeps each launch short */
     ray_pair *d = NULL, *h = NULL;
+    float *d_verts = NULL;
     camera_basis basis;
-    trace_scene ts = make_trace_scene(t, s);
+    trace_scene ts;
     uint64_t total = part_first + part_count;
     if (camera_check(c, err, errlen)) return -1;
     camera_make_basis(c, s->lo, s->hi, &basis);
@@ -204,6 +235,7 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
         snprintf(err, errlen, "out of host memory");
         return -1;
     }
+    if (make_trace_scene(t, s, &d_verts, &ts, err, errlen)) goto fail;
     CHECK(cudaMalloc(&d, BATCH * sizeof *d), "allocating validation buffers on the GPU");
     for (uint64_t first = part_first; first < total; first += BATCH) {
         uint64_t count = total - first < BATCH ? total - first : BATCH;
@@ -218,10 +250,12 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
         }
     }
     cudaFree(d);
+    cudaFree(d_verts);
     free(h);
     return 0;
 fail:
     cudaFree(d);
+    cudaFree(d_verts);
     free(h);
     return -1;
 }
