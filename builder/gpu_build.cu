@@ -49,37 +49,13 @@
  * Device
  * ------------------------------------------------------------------------ */
 
-/* Why cudaGetDeviceCount found no device: no driver at all (CUDA's
- * runtime then says the driver is insufficient, as it says of an old one),
- * a driver older than the runtime, no GPU, or CUDA's own words. */
-static void no_device_why(cudaError_t e, char *why, size_t why_len)
-{
-    int driver = 0, runtime = 0;
-    cudaDriverGetVersion(&driver); /* 0 where no driver is installed */
-    cudaRuntimeGetVersion(&runtime);
-    if (e == cudaErrorInsufficientDriver && driver == 0)
-        snprintf(why, why_len, "no usable CUDA device (no CUDA driver is installed)");
-    else if (e == cudaErrorInsufficientDriver)
-        snprintf(why, why_len, "no usable CUDA device (the CUDA driver, for CUDA %d.%d, is older than this "
-                 "kdalloc's CUDA runtime %d.%d)", driver / 1000, driver % 1000 / 10, runtime / 1000,
-                 runtime % 1000 / 10);
-    else if (e == cudaSuccess || e == cudaErrorNoDevice)
-        snprintf(why, why_len, "no usable CUDA device (the CUDA driver found no GPU)");
-    else
-        snprintf(why, why_len, "no usable CUDA device (%s)", cudaGetErrorString(e));
-}
-
+/* A device to build on (kda_gpu_usable: no driver, an old one, no GPU),
+ * and code in this binary for its architecture. */
 extern "C" int gpu_device_check(char *why, size_t why_len)
 {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-        no_device_why(e, why, why_len);
-        cudaGetLastError();
-        return -1;
-    }
+    if (kda_gpu_usable(why, why_len)) return -1;
     cudaFuncAttributes attr;
-    e = cudaFuncGetAttributes(&attr, build_kernel);
+    cudaError_t e = cudaFuncGetAttributes(&attr, build_kernel);
     if (e != cudaSuccess) {
         int dev = 0, major = 0, minor = 0;
         cudaGetDevice(&dev);

@@ -23,6 +23,27 @@ static int cuda_failed(cudaError_t e, const char *what, char *err, size_t errlen
     return 1;
 }
 
+extern "C" int kda_gpu_usable(char *why, size_t why_len)
+{
+    int count = 0, driver = 0, runtime = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaSuccess && count > 0) return 0;
+    cudaGetLastError();
+    cudaDriverGetVersion(&driver); /* 0 where no driver is installed */
+    cudaRuntimeGetVersion(&runtime);
+    if (e == cudaErrorInsufficientDriver && driver == 0)
+        snprintf(why, why_len, "no usable CUDA device (no CUDA driver is installed)");
+    else if (e == cudaErrorInsufficientDriver)
+        snprintf(why, why_len, "no usable CUDA device (the CUDA driver, for CUDA %d.%d, is older than this "
+                 "program's CUDA runtime %d.%d)", driver / 1000, driver % 1000 / 10, runtime / 1000,
+                 runtime % 1000 / 10);
+    else if (e == cudaSuccess || e == cudaErrorNoDevice)
+        snprintf(why, why_len, "no usable CUDA device (the CUDA driver found no GPU)");
+    else
+        snprintf(why, why_len, "no usable CUDA device (%s)", cudaGetErrorString(e));
+    return -1;
+}
+
 __global__ void reset_items(kda_heap heap, uint64_t total)
 {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < total; i += (uint64_t)gridDim.x * blockDim.x)
@@ -116,6 +137,7 @@ static int create_fixed(kda_pool *pool, uint64_t bytes, char *err, size_t errlen
     kda_heap *h = &pool->heap;
     h->bytes = bytes;
     int device = 0, sms = 1;
+    if (kda_gpu_usable(err, errlen)) return -1;
     if (cuda_failed(cudaGetDevice(&device), "cudaGetDevice", err, errlen) ||
         cuda_failed(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count",
                     err, errlen))
@@ -309,7 +331,7 @@ static void release_range(kda_pool *pool)
 static int create_growable(kda_pool *pool, uint64_t start, uint64_t limit, char *err, size_t errlen)
 {
     memset(pool, 0, sizeof *pool);
-    if (grow_refused(err, errlen) || vmm_load(err, errlen)) return -1;
+    if (grow_refused(err, errlen) || kda_gpu_usable(err, errlen) || vmm_load(err, errlen)) return -1;
     CUmemAllocationProp prop = vmm_prop();
     size_t granule = 0;
     if (vmm_failed(vmm.granularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),

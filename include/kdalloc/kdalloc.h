@@ -183,6 +183,12 @@ kda_pool_sizing kda_pool_plan_for(const kda_traits *a, const kda_pool_ask *ask);
 
 /* ---- device pools (CUDA builds; the current device) ---- */
 
+/* 0 when a CUDA device is there to use; else -1 and, in `why`, what is
+ * missing: a driver, a driver as new as this program's CUDA runtime, or a
+ * GPU.  kda_pool_create and kda_pool_create_growable say the same when
+ * they cannot start.  Cost: two driver queries. */
+int kda_gpu_usable(char *why, size_t why_len);
+
 /* A pool of `bytes` (rounded down to 16) of device memory, laid out and
  * ready.  CudaMalloc, FDGMalloc and Halloc size CUDA's device heap instead
  * (all of it, or a quarter), which must happen before any kernel uses
