@@ -143,6 +143,22 @@ Test(cli, allocbench_bad_arguments)
     expect_usage_error(ALLOCBENCH("--test", "ad", "--seconds", "5"), "usage: kdalloc-allocbench",
                        "--seconds outside the survey's tests");
 }
+
+/* A pool the library cannot make for want of a GPU says what is missing
+ * (kda_gpu_usable), not CUDA's "driver version is insufficient", which it
+ * also says when there is no driver at all; with a GPU the run succeeds. */
+Test(cli, allocbench_says_why_there_is_no_gpu)
+{
+    run_result r = ALLOCBENCH("--test", "live-warp", "--requesters", "32", "--size", "64", "--pool-bytes", "1048576");
+    if (r.status == 0) {
+        expect_contains(r.out, "live-warp,", "a small survey point with a GPU");
+    } else {
+        expect_status(&r, 1, "no GPU");
+        expect_contains(r.err, "kdalloc-allocbench: no usable CUDA device (", "no GPU");
+        cr_expect(!strstr(r.err, "insufficient"), "no GPU: CUDA's words instead of the cause:\n%s", r.err);
+    }
+    run_result_free(&r);
+}
 #endif
 
 Test(cli, render_needs_an_output)
