@@ -137,13 +137,14 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
         snprintf(err, errlen, "out of host memory");
         goto fail;
     }
-    if (make_trace_scene(t, s, &d_verts, &ts, err, errlen)) goto fail;
     CHECK(cudaMalloc(&d_rgb, pixels * 3), "allocating the image on the GPU");
     if (heat) CHECK(cudaMalloc(&d_counts, pixels * sizeof *d_counts), "allocating the image on the GPU");
     CHECK(cudaEventCreate(&e0), "cudaEventCreate");
     CHECK(cudaEventCreate(&e1), "cudaEventCreate");
     CHECK(cudaEventRecord(e0), "cudaEventRecord");
-    launch_render(grid, block, ts, basis, sh, d_rgb, d_counts); /* warm-up, timed as the first image's frame */
+    /* the first image's frame: the copy of the vertices, then the warm-up */
+    if (make_trace_scene(t, s, &d_verts, &ts, err, errlen)) goto fail;
+    launch_render(grid, block, ts, basis, sh, d_rgb, d_counts);
     CHECK(cudaGetLastError(), "launching the render kernel");
     CHECK(cudaEventRecord(e1), "cudaEventRecord");
     CHECK(cudaEventSynchronize(e1), "rendering");
