@@ -12,7 +12,8 @@
  * The contract over the original code:
  *   pool         the adapter's own device memory (cudaMalloc of the pool's
  *                bytes at the first reset, kept until the pool is
- *                destroyed); at most 4 GiB (its offsets are 32-bit)
+ *                destroyed); under 4 GiB (its offsets are 32-bit), under
+ *                2 GiB for the fused variants (the flag is bit 31)
  *   reset        every module's copies of the original's globals set again
  *                (below); the circular variants' chunk list laid out again
  *                by the variant's own Circular...Prepare3 kernel
@@ -80,7 +81,9 @@
 #define KDA_ALLOC_BUILDS 1
 #define KDA_ALLOC_MIN_POOL (1ull << 20)
 #define KDA_ALLOC_NO_GROW_WHY "the authors' code keeps its pool's size in constant memory and its list laid out once"
-#define KDA_REGEFF_MAX_POOL (1ull << 32) /* the original's offsets are 32-bit */
+/* The original's offsets are 32-bit byte offsets; the fused variants keep
+ * the used flag in bit 31 of the next chunk's offset, so 2 GiB there. */
+#define KDA_REGEFF_MAX_POOL (KDA_REGEFF_FUSED ? 1ull << 31 : 1ull << 32)
 
 #include "kdalloc/detail/port.h"
 
@@ -101,8 +104,9 @@ static inline int kda_alloc_plan(kda_heap *h, kda_plan *plan, uint64_t bytes, ui
 {
     (void)h, (void)plan, (void)n_sms;
     if (bytes >= KDA_REGEFF_MAX_POOL) {
-        snprintf(err, errlen, "%s addresses at most 4 GiB (asked for %.1f MiB): its offsets are 32-bit",
-                 KDA_ALLOC_NAME, (double)bytes / (1 << 20));
+        snprintf(err, errlen, "%s addresses less than %s (asked for %.1f MiB): %s", KDA_ALLOC_NAME,
+                 KDA_REGEFF_FUSED ? "2 GiB" : "4 GiB", (double)bytes / (1 << 20),
+                 KDA_REGEFF_FUSED ? "its used flag is bit 31 of a 32-bit byte offset" : "its offsets are 32-bit");
         return -1;
     }
     return 0;
@@ -229,7 +233,7 @@ void kda_regeff_prepare(uint32_t chunks, uint32_t root_bytes)
 KDA_FN void *kda_malloc(const kda_heap *h, uint64_t size)
 {
     (void)h;
-    if (size == 0 || size >= KDA_REGEFF_MAX_POOL) return NULL;
+    if (size == 0 || size >= (1ull << 32)) return NULL;
 #if KDA_REGEFF == KDA_REGEFF_ATOMIC
     return mallocAtomicMalloc((uint)size);
 #elif KDA_REGEFF == KDA_REGEFF_AWMALLOC
