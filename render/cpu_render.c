@@ -19,7 +19,7 @@ static int cpu_threads(void)
 
 static trace_scene make_trace_scene(const kdtree *t, const scene *s)
 {
-    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}, NULL};
+    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}};
     memcpy(ts.lo, t->lo, sizeof ts.lo);
     memcpy(ts.hi, t->hi, sizeof ts.hi);
     return ts;

@@ -8,43 +8,16 @@
 #include "gpu_render.h"
 #include "shade.h"
 
-/* Each triangle's vertices, gathered through the index array into
- * TRI_VERTS_FLOATS floats a triangle (triangle_fetch). */
-__global__ void gather_vertices(const float *positions, const uint32_t *triangles, uint32_t n_triangles, float4 *out)
+static trace_scene make_trace_scene(const gpu_tree *t, const gpu_scene *s)
 {
-    uint32_t tri = blockIdx.x * blockDim.x + threadIdx.x;
-    if (tri >= n_triangles) return;
-    for (int k = 0; k < 3; k++) {
-        const float *p = positions + 3 * (size_t)triangles[3 * (size_t)tri + k];
-        out[3 * (size_t)tri + k] = make_float4(p[0], p[1], p[2], 0.0f);
-    }
-}
-
-/* The trace_scene of tree t over scene s, with a copy of the vertices made
- * for it in *verts (the caller frees it); -1 on a CUDA error. */
-static int make_trace_scene(const gpu_tree *t, const gpu_scene *s, float **verts, trace_scene *ts, char *err,
-                            size_t errlen)
-{
-    *verts = NULL;
-    size_t bytes = (size_t)s->n_triangles * TRI_VERTS_FLOATS * sizeof(float);
-    CHECK(cudaMalloc(verts, bytes ? bytes : 16), "allocating the triangles' vertices on the GPU");
-    if (s->n_triangles) {
-        gather_vertices<<<(s->n_triangles + 255) / 256, 256>>>(s->positions, s->triangles, s->n_triangles,
-                                                               (float4 *)*verts);
-        CHECK(cudaGetLastError(), "launching gather_vertices");
-    }
-    ts->nodes = t->nodes;
-    ts->refs = t->refs;
-    ts->positions = s->positions;
-    ts->triangles = s->triangles;
-    memcpy(ts->lo, t->lo, sizeof ts->lo);
-    memcpy(ts->hi, t->hi, sizeof ts->hi);
-    ts->verts = *verts;
-    return 0;
-fail:
-    cudaFree(*verts);
-    *verts = NULL;
-    return -1;
+    trace_scene ts;
+    ts.nodes = t->nodes;
+    ts.refs = t->refs;
+    ts.positions = s->positions;
+    ts.triangles = s->triangles;
+    memcpy(ts.lo, t->lo, sizeof ts.lo);
+    memcpy(ts.hi, t->hi, sizeof ts.hi);
+    return ts;
 }
 
 /* One pixel a thread; WITH_AO a constant of each kernel (shade_pixel). */
@@ -118,9 +91,9 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     uint8_t *d_rgb = NULL;
     uint32_t *d_counts = NULL;
     cudaEvent_t e0 = NULL, e1 = NULL;
-    float *ms = NULL, *d_verts = NULL;
+    float *ms = NULL;
     camera_basis basis;
-    trace_scene ts;
+    trace_scene ts = make_trace_scene(t, s);
     size_t pixels = (size_t)opt->cam.width * opt->cam.height;
     dim3 block(16, 8), grid((opt->cam.width + 15) / 16, (opt->cam.height + 7) / 8);
     int heat = shade_is_heat_map(opt->mode);
@@ -142,9 +115,7 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     CHECK(cudaEventCreate(&e0), "cudaEventCreate");
     CHECK(cudaEventCreate(&e1), "cudaEventCreate");
     CHECK(cudaEventRecord(e0), "cudaEventRecord");
-    /* the first image's frame: the copy of the vertices, then the warm-up */
-    if (make_trace_scene(t, s, &d_verts, &ts, err, errlen)) goto fail;
-    launch_render(grid, block, ts, basis, sh, d_rgb, d_counts);
+    launch_render(grid, block, ts, basis, sh, d_rgb, d_counts); /* warm-up, timed as the first image's frame */
     CHECK(cudaGetLastError(), "launching the render kernel");
     CHECK(cudaEventRecord(e1), "cudaEventRecord");
     CHECK(cudaEventSynchronize(e1), "rendering");
@@ -179,7 +150,6 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     free(ms);
     cudaFree(d_rgb);
     cudaFree(d_counts);
-    cudaFree(d_verts);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     return 0;
@@ -187,7 +157,6 @@ fail:
     free(ms);
     cudaFree(d_rgb);
     cudaFree(d_counts);
-    cudaFree(d_verts);
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);
     image_free(out);
@@ -224,9 +193,8 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
     shade_params sh = render_shade_params(opt);
     enum { BATCH = 1 << 18 }; /* rays per launch: keeps each launch short */
     ray_pair *d = NULL, *h = NULL;
-    float *d_verts = NULL;
     camera_basis basis;
-    trace_scene ts;
+    trace_scene ts = make_trace_scene(t, s);
     uint64_t total = part_first + part_count;
     if (camera_check(c, err, errlen)) return -1;
     camera_make_basis(c, s->lo, s->hi, &basis);
@@ -236,7 +204,6 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
         snprintf(err, errlen, "out of host memory");
         return -1;
     }
-    if (make_trace_scene(t, s, &d_verts, &ts, err, errlen)) goto fail;
     CHECK(cudaMalloc(&d, BATCH * sizeof *d), "allocating validation buffers on the GPU");
     for (uint64_t first = part_first; first < total; first += BATCH) {
         uint64_t count = total - first < BATCH ? total - first : BATCH;
@@ -251,12 +218,10 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
         }
     }
     cudaFree(d);
-    cudaFree(d_verts);
     free(h);
     return 0;
 fail:
     cudaFree(d);
-    cudaFree(d_verts);
     free(h);
     return -1;
 }

@@ -14,7 +14,7 @@ extern "C" {
 
 typedef struct gpu_render_stats {
     double ms_median, ms_min, ms_max; /* one frame, over the timed frames */
-    double ms_first;                  /* the first frame (the vertices copied, the warm-up): what a first image waits for */
+    double ms_first;                  /* the first frame (the warm-up): what a first image waits for */
     uint32_t frames;
     double mrays_per_s;               /* render_rays_per_pixel's rays, median frame */
     /* The primary pass apart: the median of as many frames of camera rays

@@ -71,17 +71,16 @@ typedef struct trace_scene {
     const float *positions;
     const uint32_t *triangles;
     float lo[3], hi[3];
-    const float *verts; /* the GPU's copy of each triangle's vertices (triangle_fetch); NULL on the CPU */
 } trace_scene;
 
 static inline KD_HD ray_hit trace_scene_ray(const trace_scene *ts, const ray *r)
 {
-    return kdtree_trace(ts->nodes, ts->refs, ts->lo, ts->hi, ts->positions, ts->triangles, ts->verts, r);
+    return kdtree_trace(ts->nodes, ts->refs, ts->lo, ts->hi, ts->positions, ts->triangles, r);
 }
 
 static inline KD_HD int trace_scene_occluded(const trace_scene *ts, const ray *r, float t_max)
 {
-    return kdtree_occluded(ts->nodes, ts->refs, ts->lo, ts->hi, ts->positions, ts->triangles, ts->verts, r, t_max);
+    return kdtree_occluded(ts->nodes, ts->refs, ts->lo, ts->hi, ts->positions, ts->triangles, r, t_max);
 }
 
 /* How a pixel is shaded (render_options' part that the ray casters need). */

@@ -125,40 +125,6 @@ static inline KD_HD void triangle_vertices(const float *positions, const uint32_
     *v2 = positions + 3 * (size_t)triangles[3 * (size_t)tri + 2];
 }
 
-/* A triangle's three vertices, by value. */
-typedef struct tri_vertices {
-    float v[3][3];
-} tri_vertices;
-
-/* The vertices of triangle tri: from `verts` where it is given (the GPU's
- * copy, TRI_VERTS_FLOATS floats a triangle: three float4s, w unused, read
- * with three 16-byte loads and no index to fetch first), else through the
- * index array.  The same floats either way, so the same hits. */
-#define TRI_VERTS_FLOATS 12
-static inline KD_HD tri_vertices triangle_fetch(const float *verts, const float *positions, const uint32_t *triangles,
-                                                uint32_t tri)
-{
-    tri_vertices t;
-    if (verts) {
-#ifdef __CUDA_ARCH__
-        const float4 *q = (const float4 *)(verts + TRI_VERTS_FLOATS * (size_t)tri);
-        float4 a = __ldg(q), b = __ldg(q + 1), c = __ldg(q + 2);
-        t.v[0][0] = a.x, t.v[0][1] = a.y, t.v[0][2] = a.z;
-        t.v[1][0] = b.x, t.v[1][1] = b.y, t.v[1][2] = b.z;
-        t.v[2][0] = c.x, t.v[2][1] = c.y, t.v[2][2] = c.z;
-#else
-        for (int k = 0; k < 3; k++)
-            for (int a = 0; a < 3; a++) t.v[k][a] = verts[TRI_VERTS_FLOATS * (size_t)tri + 4 * (size_t)k + (size_t)a];
-#endif
-        return t;
-    }
-    const float *p[3];
-    triangle_vertices(positions, triangles, tri, &p[0], &p[1], &p[2]);
-    for (int k = 0; k < 3; k++)
-        for (int a = 0; a < 3; a++) t.v[k][a] = p[k][a];
-    return t;
-}
-
 typedef struct trace_item {
     uint32_t node;
     float t0, t1;
@@ -209,11 +175,10 @@ static inline KD_HD uint32_t trace_descend(const kdtree_node *nodes, const ray *
     return node;
 }
 
-/* Closest hit of the ray through the tree (verts: triangle_fetch's copy of
- * the vertices, or NULL). */
+/* Closest hit of the ray through the tree. */
 static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_t *refs, const float tree_lo[3],
                                          const float tree_hi[3], const float *positions,
-                                         const uint32_t *triangles, const float *verts, const ray *r)
+                                         const uint32_t *triangles, const ray *r)
 {
     ray_hit hit = {INFINITY, RAY_NO_HIT, 0, 0};
     float inv_d[3] = {1.0f / r->d[0], 1.0f / r->d[1], 1.0f / r->d[2]};
@@ -228,10 +193,11 @@ static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_
         uint32_t count = kdtree_count(n);
         for (uint32_t i = 0; i < count; i++) {
             uint32_t tri = refs[n.first + i];
-            tri_vertices v = triangle_fetch(verts, positions, triangles, tri);
+            const float *v0, *v1, *v2;
+            triangle_vertices(positions, triangles, tri, &v0, &v1, &v2);
             float t;
             hit.tests++;
-            if (ray_triangle(r, &shear, v.v[0], v.v[1], v.v[2], hit.t, &t)) {
+            if (ray_triangle(r, &shear, v0, v1, v2, hit.t, &t)) {
                 hit.t = t;
                 hit.tri = tri;
             }
@@ -255,7 +221,7 @@ static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_
  * (brute_force_occluded). */
 static inline KD_HD int kdtree_occluded(const kdtree_node *nodes, const uint32_t *refs, const float tree_lo[3],
                                         const float tree_hi[3], const float *positions, const uint32_t *triangles,
-                                        const float *verts, const ray *r, float t_max)
+                                        const ray *r, float t_max)
 {
     float inv_d[3] = {1.0f / r->d[0], 1.0f / r->d[1], 1.0f / r->d[2]};
     float t0, t1, t_end = t_max * (1.0f + TRAVERSE_EPS);
@@ -269,9 +235,10 @@ static inline KD_HD int kdtree_occluded(const kdtree_node *nodes, const uint32_t
         kdtree_node n = nodes[trace_descend(nodes, r, inv_d, stack, &sp, node, &t0, &t1, &steps)];
         uint32_t count = kdtree_count(n);
         for (uint32_t i = 0; i < count; i++) {
-            tri_vertices v = triangle_fetch(verts, positions, triangles, refs[n.first + i]);
+            const float *v0, *v1, *v2;
             float t;
-            if (ray_triangle(r, &shear, v.v[0], v.v[1], v.v[2], t_max, &t)) return 1;
+            triangle_vertices(positions, triangles, refs[n.first + i], &v0, &v1, &v2);
+            if (ray_triangle(r, &shear, v0, v1, v2, t_max, &t)) return 1;
         }
         if (sp == 0) return 0;
         trace_item it = stack[--sp];

@@ -59,7 +59,7 @@ static uint32_t trace_kdtree(void *ctx, const float o[3], const float d[3], floa
 
 static trace_scene kdtree_trace_scene(const kdtree *t, const scene *s)
 {
-    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}, NULL};
+    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}};
     memcpy(ts.lo, t->lo, sizeof ts.lo);
     memcpy(ts.hi, t->hi, sizeof ts.hi);
     return ts;

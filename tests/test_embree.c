@@ -56,7 +56,7 @@ static agreement compare_scene(const scene *s, enum RTCBuildQuality quality)
 
     camera_basis basis;
     camera_make_basis(&cam, s->lo, s->hi, &basis);
-    trace_scene ts = {t.nodes, t.refs, s->positions, s->triangles, {0}, {0}, NULL};
+    trace_scene ts = {t.nodes, t.refs, s->positions, s->triangles, {0}, {0}};
     memcpy(ts.lo, t.lo, sizeof ts.lo);
     memcpy(ts.hi, t.hi, sizeof ts.hi);
     uint64_t hits_seen = 0;

@@ -109,7 +109,7 @@ static void expect_source_hits(const kdtree *t, const scene *norm, const scene *
     small.width = 48;
     small.height = 27;
     camera_make_basis(&small, norm->lo, norm->hi, &b);
-    trace_scene ts = {t->nodes, t->refs, norm->positions, norm->triangles, {0}, {0}, NULL};
+    trace_scene ts = {t->nodes, t->refs, norm->positions, norm->triangles, {0}, {0}};
     memcpy(ts.lo, t->lo, sizeof ts.lo);
     memcpy(ts.hi, t->hi, sizeof ts.hi);
     int rays = 0, hits = 0, disagree = 0;
@@ -257,7 +257,7 @@ Test(extreme, coincident_triangles_share_one_leaf)
     expect_view_validates(&t, &s, &c, 200);
     /* Straight at the copies: the first of them (brute force's rule) at y = 1.5. */
     ray r = {{0.0f, 1.5f, -10.0f}, {0.0f, 0.0f, 1.0f}};
-    trace_scene ts = {t.nodes, t.refs, s.positions, s.triangles, {0}, {0}, NULL};
+    trace_scene ts = {t.nodes, t.refs, s.positions, s.triangles, {0}, {0}};
     memcpy(ts.lo, t.lo, sizeof ts.lo);
     memcpy(ts.hi, t.hi, sizeof ts.hi);
     ray_hit h = trace_scene_ray(&ts, &r), b = brute_force_trace(s.positions, s.triangles, s.n_triangles, &r);

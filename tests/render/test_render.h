@@ -131,7 +131,7 @@ static inline kdtree build_tree(const scene *s)
 
 static inline ray_hit trace_tree(const kdtree *t, const scene *s, const ray *r)
 {
-    return kdtree_trace(t->nodes, t->refs, t->lo, t->hi, s->positions, s->triangles, NULL, r);
+    return kdtree_trace(t->nodes, t->refs, t->lo, t->hi, s->positions, s->triangles, r);
 }
 
 /* A camera that shows the whole scene from outside. */

@@ -36,7 +36,7 @@ static void expect_queries_agree(const scene *s, uint32_t n_queries, uint64_t se
     for (uint32_t i = 0; i < n_queries; i++) {
         ray r;
         float t_max = random_query(&g, s, &r);
-        int tree = kdtree_occluded(t.nodes, t.refs, t.lo, t.hi, s->positions, s->triangles, NULL, &r, t_max);
+        int tree = kdtree_occluded(t.nodes, t.refs, t.lo, t.hi, s->positions, s->triangles, &r, t_max);
         int brute = brute_force_occluded(s->positions, s->triangles, s->n_triangles, &r, t_max);
         cr_assert_eq(tree, brute, "query %u (t_max %g): tree %d, brute force %d", i, (double)t_max, tree, brute);
         ray_hit closest = trace_tree(&t, s, &r);
@@ -64,41 +64,6 @@ Test(occlusion, agrees_with_brute_force_on_the_teapot)
 {
     scene s = real_scene("teapot");
     expect_queries_agree(&s, 3000, 5);
-    scene_free(&s);
-}
-
-/* The copy of each triangle's vertices that the GPU traces (triangle_fetch,
- * TRI_VERTS_FLOATS floats a triangle, made here as gather_vertices makes
- * it) gives the indexed vertices' answers: the same closest hits, bit for
- * bit, and the same occlusion answers. */
-Test(occlusion, the_vertices_copy_gives_the_same_answers)
-{
-    scene s = generated_scene("atrium", 20000);
-    kdtree t = build_tree(&s);
-    float *verts = calloc((size_t)s.n_triangles * TRI_VERTS_FLOATS, sizeof *verts);
-    cr_assert(verts);
-    for (uint32_t tri = 0; tri < s.n_triangles; tri++) {
-        const float *v[3];
-        triangle_vertices(s.positions, s.triangles, tri, &v[0], &v[1], &v[2]);
-        for (int k = 0; k < 3; k++) memcpy(verts + TRI_VERTS_FLOATS * (size_t)tri + 4 * k, v[k], 3 * sizeof(float));
-    }
-    rng g = {23};
-    uint32_t hits = 0;
-    for (uint32_t i = 0; i < 3000; i++) {
-        ray r;
-        float t_max = random_query(&g, &s, &r);
-        ray_hit a = kdtree_trace(t.nodes, t.refs, t.lo, t.hi, s.positions, s.triangles, NULL, &r);
-        ray_hit b = kdtree_trace(t.nodes, t.refs, t.lo, t.hi, s.positions, s.triangles, verts, &r);
-        cr_assert(a.tri == b.tri && memcmp(&a.t, &b.t, sizeof a.t) == 0, "ray %u: triangle %u at %g, copy %u at %g",
-                  i, a.tri, (double)a.t, b.tri, (double)b.t);
-        cr_assert_eq(kdtree_occluded(t.nodes, t.refs, t.lo, t.hi, s.positions, s.triangles, NULL, &r, t_max),
-                     kdtree_occluded(t.nodes, t.refs, t.lo, t.hi, s.positions, s.triangles, verts, &r, t_max),
-                     "ray %u, t_max %g", i, (double)t_max);
-        hits += a.tri != RAY_NO_HIT;
-    }
-    cr_expect(hits > 300, "%u of 3000 rays hit: too few to compare", hits);
-    free(verts);
-    kdtree_free(&t);
     scene_free(&s);
 }
 
