@@ -4,7 +4,7 @@ import json
 import os
 import time
 
-from .common import by_id, failure_message, failure_reason, geomean, log, run, scene_args, scene_label
+from .common import by_id, failure_message, failure_reason, geomean, log, run, scene_args, scene_label, write_lines
 
 # ---------------------------------------------------------------- data structure builds
 
@@ -132,8 +132,7 @@ def write_ds(args, variants, rows, table, pool_factor, ref, title):
     lines += ["", "  ".join(notes)]
     if pool_factor == DS_TABLES[0][2]:
         lines += ["", TERMS]
-    with open(os.path.join(args.out, table + ".md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(args.out, table + ".md"), lines)
     log("wrote %s.csv and %s.md" % (table, table))
 
 
@@ -212,8 +211,7 @@ def pool_part(args, runs, variants):
               "bytes, or for allocators that never reuse memory every byte they handed out.  growing: host time "
               "in the growth steps of the last timed build.  (fixed): the allocator cannot grow its pool and "
               "built on the fixed 200x pool."]
-    with open(os.path.join(args.out, "pool_auto.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(args.out, "pool_auto.md"), lines)
     log("wrote pool_auto.csv and pool_auto.md")
 
 

@@ -10,7 +10,7 @@ import os
 import re
 import subprocess
 
-from .common import ROOT, log
+from .common import ROOT, log, write_lines
 
 TEST_LINE = re.compile(r"^(\S+) rc (\d+) .*Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)")
 SAN_LINE = re.compile(r"^(memcheck|racecheck) (\S+): rc (\d+) (.*)$")
@@ -74,8 +74,7 @@ def write_checks(out, d):
             lines.append("| `--validate`, %s: %s | %s rays, %s mismatches against brute force |" % (
                 kind, ", ".join(scenes), "{:,}".format(n), bad))
     lines += ["", "From `bench/device_checks.sh` (%s); raw output in checks/." % (gpu or "GPU unknown")]
-    with open(os.path.join(out, "checks.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(out, "checks.md"), lines)
     rays = ["| view | rays | frames | median frame [ms] | Mrays/s |", "|---|---|---:|---:|---:|"]
     for line in _lines(os.path.join(d, "validate_rays.txt")):
         m = RAYS_LINE.match(line)
@@ -87,6 +86,5 @@ def write_checks(out, d):
              "primary ray a pixel, diffuse shading (with shadows: one shadow ray a hit; ao: 4 occlusion rays a hit, "
              "out to 0.1 of the scene's diagonal), the median frame of 10; Mrays/s counts the secondary rays of every "
              "pixel, hit or not."]
-    with open(os.path.join(out, "rays.md"), "w") as f:
-        f.write("\n".join(rays) + "\n")
+    write_lines(os.path.join(out, "rays.md"), rays)
     log("wrote checks.md and rays.md")

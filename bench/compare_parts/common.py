@@ -106,6 +106,12 @@ def write_csv(path, fields, rows):
         w.writerows(rows)
 
 
+def write_lines(path, lines):
+    """A Markdown file: the lines, each ended by a newline."""
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def cell(value, fmt):
     """A table cell: value formatted with fmt (%-style), or - where there is none ("" or None)."""
     return fmt % value if value not in ("", None) else "-"

@@ -16,7 +16,7 @@ Columns and where they come from (a results folder's files; nothing is measured 
 import json
 import os
 
-from .common import cell, log, read_csv
+from .common import cell, log, read_csv, write_lines
 
 USE_WHEN = {
     "atomic": "the fastest builds when the pool can hold every request: it never frees",
@@ -127,6 +127,5 @@ def write_decision(out):
               "until a second kernel frees it.  List workload: examples/list_workload's GPU program, 4 GiB pool; "
               "NULL: the share of requests answered NULL.  -: not measured, or cut after the survey's time limit "
               "(survey_tables.md says which).  Each column comes from its table below."]
-    with open(os.path.join(out, "decision.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(out, "decision.md"), lines)
     log("wrote decision.md")

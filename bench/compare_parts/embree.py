@@ -4,7 +4,8 @@ import os
 import tempfile
 import time
 
-from .common import by_id, cell, cpu_model, failure_reason, log, ratio, run, scene_args, scene_label, write_csv
+from .common import (by_id, cell, cpu_model, failure_reason, log, ratio, run, scene_args, scene_label, write_csv,
+                     write_lines)
 
 # ---------------------------------------------------------------- Embree beside kdalloc
 
@@ -132,8 +133,7 @@ def write_embree(args, rows, atomic, bump):
               "-: no data (run the ds part for kdalloc's builds)."]
     if any(" ‡" in l for l in lines):
         lines += ["", "‡ kdalloc's render chose another default view than Embree's rays (embree.csv: the views)."]
-    with open(os.path.join(args.out, "embree.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(args.out, "embree.md"), lines)
     log("wrote embree.csv and embree.md")
 
 

@@ -2,7 +2,7 @@
 Table 5 re-derived from them."""
 import os
 
-from .common import by_id, failure_reason, geomean, log, ratio, read_csv, run, short
+from .common import by_id, failure_reason, geomean, log, ratio, read_csv, run, short, write_lines
 
 # ---------------------------------------------------------------- allocator micro-benchmarks
 
@@ -59,8 +59,7 @@ def alloc_sweep(args, runs, variants):
         why = failures.get(("warps", v.key)) or "-"
         a, b = (by[v.name].get(k, ("-", "-")) for k in ("1024", "8192")) if v.name in by else ((why, "-"), ("-", "-"))
         lines.append("| %s | %s | %s | %s | %s |" % (v.name, a[0], a[1], b[0], b[1]))
-    with open(os.path.join(args.out, "alloc_tables.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(args.out, "alloc_tables.md"), lines)
     log("wrote alloc_*.csv and alloc_tables.md")
 
 
@@ -157,8 +156,7 @@ def table5(args, variants):
         lines.append("| %s | %s |" % (name, " | ".join(verdicts.split())))
     lines += ["", "† and ‡ are the paper's footnotes; * cannot free single blocks.  The paper measured one "
               "ScatterAlloc row, here each page size is a row."]
-    with open(os.path.join(args.out, "table5.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(args.out, "table5.md"), lines)
     log("wrote table5.md")
 
 

@@ -9,7 +9,7 @@ leave the <name>_orig variants out.
 """
 import os
 
-from .common import by_id, log, read_csv, short, write_csv
+from .common import by_id, log, read_csv, short, write_csv, write_lines
 from .microbench import allocbench_run
 
 ORIG_POOL = (2 << 30) - (1 << 20)
@@ -79,6 +79,5 @@ def write_orig_table(out, variants, originals):
               "of 5 runs after a warm-up).  Ours over the original's: below 1, ours is faster.  A run cut after the "
               "survey's time limit says timed out (the original's circular walks never return when no chunk fits)."
               % ORIG_POOL]
-    with open(os.path.join(out, "orig.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(out, "orig.md"), lines)
     log("wrote orig.csv and orig.md")

@@ -8,7 +8,7 @@ import json
 import os
 import tempfile
 
-from .common import by_id, cell, failure_reason, log, run, scene_args, scene_label, write_csv
+from .common import by_id, cell, failure_reason, log, run, scene_args, scene_label, write_csv, write_lines
 
 RAY_MODES = (("primary", []), ("shadows", ["--shadows"]), ("ao", ["--shade", "ao"]))
 
@@ -80,6 +80,5 @@ def write_rays(args, rows):
               "what they add to the frame (the frame's median less that of the camera rays alone, `secondary_ms`). "
               "The last column: the build and the first frame, what a first image waits for.  -: not measured, or "
               "failed (rays_scenes.csv says why)."]
-    with open(os.path.join(args.out, "rays_scenes.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(args.out, "rays_scenes.md"), lines)
     log("wrote rays_scenes.csv and rays_scenes.md")

@@ -23,7 +23,7 @@ import shlex
 import subprocess
 import sys
 
-from .common import EXTRA_SCATTERALLOC_PAGES, ROOT, cpu_model, log, read_csv
+from .common import EXTRA_SCATTERALLOC_PAGES, ROOT, cpu_model, log, read_csv, write_lines
 
 BLOCK = re.compile(r"(<!-- from ([^ #]+)(?:#([^>]+?))? -->\n)(.*?)(<!-- end -->)", re.S)
 NOTES = "notes.md"  # hand-written: which tables were measured on which code, what is not yet measured
@@ -113,8 +113,7 @@ def write_readme(out, runs):
     notes = os.path.join(out, NOTES)
     if os.path.exists(notes):  # what the table of invocations cannot say, written by hand
         lines += ["", open(notes).read().strip()]
-    with open(os.path.join(out, "README.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(out, "README.md"), lines)
     gpus = _joined("%s (driver %s)" % (r["gpu"], r["driver"]) for r in runs)
     dates = sorted(set(r["date"] for r in runs))
     commits = len(set(r["commit"] for r in runs))
@@ -159,8 +158,7 @@ def headline(out):
     lines += ["", "GPU builds: `kdalloc build --gpu --pool-factor 200`, median of the timed builds after a warm-up "
               "(ds_table3.csv)%s.  A failed build names its cause." % (
                   "; Embree: its BVH build on every CPU core (embree.csv)" if embree else "")]
-    with open(os.path.join(out, "headline.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(out, "headline.md"), lines)
     log("wrote headline.md")
 
 

@@ -1,7 +1,7 @@
 """The later literature's tests (bench/survey.cu): every block live until a second kernel frees it."""
 import os
 
-from .common import NOT_MEASURED, by_id, log, ratio, read_csv, short
+from .common import NOT_MEASURED, by_id, log, ratio, read_csv, short, write_lines
 from .microbench import allocbench_run
 
 # ---------------------------------------------------------------- the later literature's tests
@@ -148,8 +148,7 @@ def survey_tables(args, variants, failures):
     for test in SURVEY_SIZES:
         lines += [""] + every_point_table(test, variants, live, failures)
     lines += ["", "! NULLs or mismatches at that point (survey_live_*.csv).  -: no data.", "", SURVEY_PROTOCOL]
-    with open(os.path.join(args.out, "survey_tables.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(args.out, "survey_tables.md"), lines)
     log("wrote survey_tables.md")
 
 
@@ -219,8 +218,7 @@ def reuse_table(args, variants, failures):
               "same size and at another (the lowest over K).  -: no data." +
               ("  Not yet measured: %s." % ", ".join(unmeasured) if unmeasured else "") +
               "  reuse.md gives the protocol.", "", "# The reuse test's protocol", "", REUSE_PROTOCOL]
-    with open(os.path.join(args.out, "reuse.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(args.out, "reuse.md"), lines)
     log("wrote reuse.md")
 
 
@@ -261,6 +259,5 @@ def list_table(args, variants, failures):
         lines.append("| %s | %s |" % (v.name, " | ".join(cells)))
     lines += ["", "failures: requests answered NULL; bad: blocks found overwritten.  list.md gives the protocol.", "",
               "# The list workload's protocol", "", LIST_PROTOCOL]
-    with open(os.path.join(args.out, "list.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(os.path.join(args.out, "list.md"), lines)
     log("wrote list.md")
