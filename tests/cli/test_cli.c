@@ -146,10 +146,11 @@ Test(cli, allocbench_bad_arguments)
 
 /* A pool the library cannot make for want of a GPU says what is missing
  * (kda_gpu_usable), not CUDA's "driver version is insufficient", which it
- * also says when there is no driver at all; with a GPU the run succeeds. */
+ * also says when there is no driver at all; with a GPU the run succeeds (a
+ * pool of 1 GiB: every allocator's smallest fits). */
 Test(cli, allocbench_says_why_there_is_no_gpu)
 {
-    run_result r = ALLOCBENCH("--test", "live-warp", "--requesters", "32", "--size", "64", "--pool-bytes", "1048576");
+    run_result r = ALLOCBENCH("--test", "live-warp", "--requesters", "32", "--size", "64", "--pool-bytes", "1073741824");
     if (r.status == 0) {
         expect_contains(r.out, "live-warp,", "a small survey point with a GPU");
     } else {

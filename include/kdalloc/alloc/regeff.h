@@ -180,7 +180,7 @@ typedef int (*kda_regeff_sync_fn)(const kda_regeff_setup *);
  * list for the program: inline variables are merged across units). */
 #define KDA_REGEFF_MODULES 64
 inline kda_regeff_sync_fn kda_regeff_modules[KDA_REGEFF_MODULES];
-inline int kda_regeff_n_modules;
+inline int kda_regeff_n_modules; /* registered, at most KDA_REGEFF_MODULES; a reset refuses more */
 
 namespace {
 /* This module's copies of the original's globals, as the survey's harness
@@ -207,7 +207,8 @@ int kda_regeff_sync(const kda_regeff_setup *s)
 struct kda_regeff_registration {
     kda_regeff_registration()
     {
-        if (kda_regeff_n_modules < KDA_REGEFF_MODULES) kda_regeff_modules[kda_regeff_n_modules++] = kda_regeff_sync;
+        if (kda_regeff_n_modules < KDA_REGEFF_MODULES) kda_regeff_modules[kda_regeff_n_modules] = kda_regeff_sync;
+        kda_regeff_n_modules++;
     }
 };
 kda_regeff_registration kda_regeff_registered;
@@ -290,6 +291,11 @@ static inline int kda_alloc_device_renew(kda_heap *h, char *err, size_t errlen)
         snprintf(err, errlen, "%s: a pool of %.1f MiB: %s", KDA_ALLOC_NAME, (double)h->bytes / (1 << 20),
                  cudaGetErrorString(e));
         cudaGetLastError();
+        return -1;
+    }
+    if (kda_regeff_n_modules > KDA_REGEFF_MODULES) { /* a module would keep globals no reset sets */
+        snprintf(err, errlen, "%s: %d translation units include it, at most %d can be set up", KDA_ALLOC_NAME,
+                 kda_regeff_n_modules, KDA_REGEFF_MODULES);
         return -1;
     }
     kda_regeff_setup s = {(char *)h->base, h->bytes, (unsigned int)sms, h->state.sm_offsets};
