@@ -150,7 +150,8 @@ Test(cli, allocbench_bad_arguments)
  * pool of 1 GiB: every allocator's smallest fits). */
 Test(cli, allocbench_says_why_there_is_no_gpu)
 {
-    run_result r = ALLOCBENCH("--test", "live-warp", "--requesters", "32", "--size", "64", "--pool-bytes", "1073741824");
+    run_result r =
+        ALLOCBENCH("--test", "live-warp", "--requesters", "32", "--size", "64", "--pool-bytes", "1073741824");
     if (r.status == 0) {
         expect_contains(r.out, "live-warp,", "a small survey point with a GPU");
     } else {
