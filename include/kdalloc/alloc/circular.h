@@ -364,7 +364,7 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     if (size == 0 || size >= (uint64_t)h->state.units * KDA_UNIT) return NULL;
     uint32_t need = (uint32_t)((size + KDA_UNIT - 1) / KDA_UNIT) + 1; /* payload + header unit */
     uint32_t slot = circ_slot(h, multi, need);
-    circ_walk w = {kda_load32(&h->state.offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0, 0, 0};
+    circ_walk w = {fused ? kda_load32(&h->state.offsets[slot]) : kda_load32_l1(&h->state.offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0, 0, 0};
     uint32_t next, home = circ_home(h, slot);
     long long started = KDA_DIAG_CLOCK();
     if (w.c >= h->state.units) w.c = home;
@@ -398,8 +398,12 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
             /* The successor is read while the CAS is in flight, not after
              * it: most visits find the chunk used and step on with it, one
              * round trip instead of two.  A chunk that is locked is read
-             * again (its last owner may have merged its successor in). */
-            next = kda_load32(circ_next(h, c));
+             * again (its last owner may have merged its successor in).
+             * Until a walk first reads a stale position, the successor
+             * comes through L1, as the authors' plain loads do (a stale
+             * one is caught as any stale read is: circ_step); after it,
+             * through L2, so that a line L1 keeps cannot stall the walk. */
+            next = w.restarts ? kda_load32(circ_next(h, c)) : kda_load32_l1(circ_next(h, c));
             uint32_t old = kda_cas32(circ_flag(h, c), free_flag, free_flag | KDA_STATE_USED);
             if ((old & ~1u) != circ_tag(h, c)) {
                 circ_recover(h, slot, &w);

@@ -5,6 +5,11 @@
  *   kda_add64            fetch-and-add, returning the old value
  *   kda_load32/64        a load that sees other threads' stores (device:
  *                        volatile, so it bypasses the incoherent L1)
+ *   kda_load32_l1        a load this SM's L1 may serve: fast, and possibly
+ *                        stale for as long as the line stays there, so
+ *                        only for a read whose staleness the caller
+ *                        detects and then reads again with kda_load32
+ *                        (host: kda_load32)
  *   kda_store32/64       the matching store
  *   kda_fence            orders this thread's earlier stores before its
  *                        later ones for every observer (__threadfence)
@@ -95,6 +100,12 @@ KDA_FN int kda_clz64(uint64_t v) { return __clzll((long long)v); }
 KDA_FN void kda_pause(void) { __nanosleep(64); }
 KDA_FN uint32_t kda_load32(const uint32_t *p) { return *(const volatile uint32_t *)p; }
 KDA_FN uint64_t kda_load64(const uint64_t *p) { return *(const volatile uint64_t *)p; }
+KDA_FN uint32_t kda_load32_l1(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p)); /* volatile asm: issued here, every time */
+    return v;
+}
 KDA_FN void kda_store32(uint32_t *p, uint32_t v) { *(volatile uint32_t *)p = v; }
 KDA_FN void kda_store64(uint64_t *p, uint64_t v) { *(volatile uint64_t *)p = v; }
 KDA_FN void kda_fence(void) { __threadfence(); }
@@ -180,6 +191,7 @@ KDA_FN int kda_clz64(uint64_t v) { return v ? __builtin_clzll(v) : 64; }
 KDA_FN void kda_pause(void) { sched_yield(); }
 KDA_FN uint32_t kda_load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 KDA_FN uint64_t kda_load64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+KDA_FN uint32_t kda_load32_l1(const uint32_t *p) { return kda_load32(p); }
 KDA_FN void kda_store32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 KDA_FN void kda_store64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 KDA_FN void kda_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
