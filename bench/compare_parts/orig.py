@@ -48,7 +48,7 @@ def orig_part(args, runs, variants, originals):
 
 
 def write_orig_table(out, variants, originals):
-    """orig.md from orig.csv: a row per pair and point."""
+    """orig.md from orig.csv: a row per pair, a column per point."""
     got = {}
     for r in read_csv(os.path.join(out, "orig.csv")):
         got[(r["allocator"], r["test"], int(r["requesters"]), int(r["size"]))] = r
@@ -59,24 +59,29 @@ def write_orig_table(out, variants, originals):
             return None, (r or {}).get("failure") or "-"
         return (float(r["malloc_ms"]), float(r["free_ms"])), None
 
+    def pair(v):
+        return "%.3g / %.3g" % v
+
     lines = ["# Our reimplementations beside the authors' code", "",
-             "| allocator | point | ours: malloc / free [ms] | original: malloc / free [ms] | ours / original: "
-             "malloc, free |", "|---|---|---|---|---|"]
+             "| allocator | " + " | ".join(point_label(*p) for p in ORIG_POINTS) + " |",
+             "|---|" + "---|" * len(ORIG_POINTS)]
     for o in originals:
         ours = by_id(variants, o.key[:-len(ORIG_SUFFIX)])
         if ours is None:
             continue
-        for test, n, size in ORIG_POINTS:
-            point = (test, n, size)
+        cells = []
+        for point in ORIG_POINTS:
             a, why_a = ms(ours.name, point)
             b, why_b = ms(o.name, point)
-            ratio = "%s, %s" % (short(a[0] / b[0]), short(a[1] / b[1])) if a and b and b[0] and b[1] else "-"
-            lines.append("| %s | %s | %s | %s | %s |" % (
-                ours.name, point_label(test, n, size), "%.4f / %.4f" % a if a else why_a,
-                "%.4f / %.4f" % b if b else why_b, ratio))
-    lines += ["", "kdalloc-allocbench --test TEST --requesters N --size S --pool-bytes %d for both (the survey's "
+            if a and b and b[0] and b[1]:
+                cells.append("%s vs %s (%s, %s)" % (pair(a), pair(b), short(a[0] / b[0]), short(a[1] / b[1])))
+            else:
+                cells.append("%s vs %s" % (pair(a) if a else why_a, pair(b) if b else why_b))
+        lines.append("| %s | %s |" % (ours.name, " | ".join(cells)))
+    lines += ["", "Malloc / free [ms], ours vs the original's, and ours over the original's (below 1, ours is "
+              "faster): kdalloc-allocbench --test TEST --requesters N --size S --pool-bytes %d for both (the survey's "
               "live tests: every block live until a second kernel frees it, malloc and free timed apart, the median "
-              "of 5 runs after a warm-up).  Ours over the original's: below 1, ours is faster.  A run cut after the "
+              "of 5 runs after a warm-up).  A run cut after the "
               "survey's time limit says timed out (the original's circular walks never return when no chunk fits)."
               % ORIG_POOL]
     write_lines(os.path.join(out, "orig.md"), lines)
