@@ -366,6 +366,7 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     uint32_t slot = circ_slot(h, multi, need);
     circ_walk w = {fused ? kda_load32(&h->state.offsets[slot]) : kda_load32_l1(&h->state.offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0, 0, 0};
     uint32_t next, home = circ_home(h, slot);
+    int l1 = !fused; /* unfused: successors through L1 until a restart or a circle */
     long long started = KDA_DIAG_CLOCK();
     if (w.c >= h->state.units) w.c = home;
     w.start = w.c;
@@ -378,6 +379,7 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
             w.c = w.start = home;
             w.prev = w.failed = CIRC_NONE;
             w.walked = 0;
+            l1 = 0;
         }
         uint32_t c = w.c;
         w.reads++;
@@ -399,11 +401,13 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
              * it: most visits find the chunk used and step on with it, one
              * round trip instead of two.  A chunk that is locked is read
              * again (its last owner may have merged its successor in).
-             * Until a walk first reads a stale position, the successor
-             * comes through L1, as the authors' plain loads do (a stale
-             * one is caught as any stale read is: circ_step); after it,
-             * through L2, so that a line L1 keeps cannot stall the walk. */
-            next = w.restarts ? kda_load32(circ_next(h, c)) : kda_load32_l1(circ_next(h, c));
+             * Until the walk's first restart or first whole circle, the
+             * successor comes through L1, as the authors' plain loads do.
+             * A stale one that the tag or circ_step catches sends the walk
+             * back (circ_recover); one they cannot catch (a chunk split
+             * since, a dead header) only skips chunks ahead, which a circle
+             * through L2 finds again: after either, every read is L2's. */
+            next = l1 && !w.restarts ? kda_load32_l1(circ_next(h, c)) : kda_load32(circ_next(h, c));
             uint32_t old = kda_cas32(circ_flag(h, c), free_flag, free_flag | KDA_STATE_USED);
             if ((old & ~1u) != circ_tag(h, c)) {
                 circ_recover(h, slot, &w);

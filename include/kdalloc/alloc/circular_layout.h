@@ -4,12 +4,9 @@
  *
  * One heap (CMalloc, CFMalloc): the largest heap of L levels, L * R units
  * with R = MIN_CHUNK * 2^(L-1), that fits the pool; the rest of the pool is
- * the remainder chunk.  Per-SM heaps (CMMalloc, CFMMalloc): the largest
- * heap of which #SM fit the pool, as the authors' code sizes them (with
- * roots of R / #SM, a quarter of these on an H200, an SM's heap ran out at
- * 1 KiB requests and its walks went on through the others': 2.1x slower at
- * 1 KiB, 97x at 8 KiB, docs/alloc.md); the rest is the remainder.  With
- * fewer than #SM heaps of MIN_CHUNK in R, #SM shrinks to R / MIN_CHUNK. */
+ * the remainder chunk.  Per-SM heaps (CMMalloc, CFMMalloc): as many heaps
+ * of root R / #SM (rounded down to MIN_CHUNK times a power of two), so they
+ * take less room than the one heap would and the remainder is larger. */
 #ifndef KDA_CIRCULAR_LAYOUT_H
 #define KDA_CIRCULAR_LAYOUT_H
 
@@ -31,11 +28,16 @@ static inline int kda_layout_compute(uint32_t units, uint32_t n_heaps, kda_layou
     uint32_t levels = circ_largest_levels(usable);
     uint64_t root = levels ? (uint64_t)KDA_MIN_CHUNK_UNITS << (levels - 1) : 0;
     if (n_heaps > 1) {
-        if (root / n_heaps < KDA_MIN_CHUNK_UNITS) n_heaps = (uint32_t)(root / KDA_MIN_CHUNK_UNITS); /* a small pool */
+        uint64_t share = root / n_heaps;
+        if (share < KDA_MIN_CHUNK_UNITS) { /* a small pool: fewer, smallest heaps */
+            n_heaps = (uint32_t)(root / KDA_MIN_CHUNK_UNITS);
+            share = KDA_MIN_CHUNK_UNITS;
+        }
         if (n_heaps <= 1) {
             n_heaps = 1;
-        } else { /* the largest heap of which n_heaps fit (levels >= 1: usable / n_heaps >= MIN_CHUNK) */
-            levels = circ_largest_levels(usable / n_heaps);
+        } else {
+            levels = 1;
+            while ((uint64_t)KDA_MIN_CHUNK_UNITS << levels <= share) levels++;
             root = (uint64_t)KDA_MIN_CHUNK_UNITS << (levels - 1);
         }
     }

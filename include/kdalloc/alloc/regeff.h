@@ -27,9 +27,9 @@
  * chunk (its Prepare kernels' minChunkSize: header and payload, times
  * chunkRatio, aligned to 16 bytes) that fits the pool before its end
  * marker, the rest of the pool joined to the last chunk; the per-SM
- * variants one such heap an SM, each with the largest root R' that is the
- * minimum chunk times a power of two and fits the pool #SM times (the
- * paper's R' = R / #SM, rounded so that every chunk stays aligned).  The
+ * variants one heap an SM of root R' = R / #SM (the paper's Sec. 5.4; R
+ * the one heap's root), rounded down to the minimum chunk times a power of
+ * two so that every chunk stays aligned, as ours (circular_layout.h).  The
  * harness that came with the code computed these on the host, and is not
  * published with it: this is the adapter's reading of the paper.
  *
@@ -130,10 +130,16 @@ static inline int kda_regeff_layout_compute(uint64_t bytes, uint32_t header, uin
 {
     uint64_t min_chunk = ((uint64_t)header + 4u + 15u) & ~(uint64_t)15u; /* (header + payload) * 1.0, aligned */
     if (bytes <= header) return -1;
-    uint64_t usable = bytes - header, share = usable / n_heaps; /* the end marker's header last */
+    uint64_t usable = bytes - header; /* the end marker's header last */
     uint32_t levels = 0;
-    while (levels < 31 && (uint64_t)(levels + 1) * (min_chunk << levels) <= share) levels++;
+    while (levels < 31 && (uint64_t)(levels + 1) * (min_chunk << levels) <= usable) levels++;
     if (levels == 0) return -1;
+    if (n_heaps > 1) { /* R' = R / #SM, rounded down to min_chunk * 2^k */
+        uint64_t share = (min_chunk << (levels - 1)) / n_heaps;
+        if (share < min_chunk) return -1;
+        levels = 1;
+        while ((min_chunk << levels) <= share) levels++;
+    }
     l->chunks = n_heaps * ((1u << levels) - 1u);
     l->root_bytes = (uint32_t)(min_chunk << (levels - 1));
     return 0;

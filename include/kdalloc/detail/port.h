@@ -7,9 +7,9 @@
  *                        volatile, so it bypasses the incoherent L1)
  *   kda_load32_l1        a load this SM's L1 may serve: fast, and possibly
  *                        stale for as long as the line stays there, so
- *                        only for a read whose staleness the caller
- *                        detects and then reads again with kda_load32
- *                        (host: kda_load32)
+ *                        only where a stale value costs time, not
+ *                        correctness, and the caller falls back to
+ *                        kda_load32 in time (host: kda_load32)
  *   kda_store32/64       the matching store
  *   kda_fence            orders this thread's earlier stores before its
  *                        later ones for every observer (__threadfence)
