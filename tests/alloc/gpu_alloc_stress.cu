@@ -33,9 +33,10 @@ static __device__ uint32_t stress_size(uint64_t r, uint32_t max_size)
 
 static __device__ uint32_t pattern(uint64_t key, uint32_t i) { return (uint32_t)mix64(key + i); }
 
-__global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_size, int coalesced,
+__global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_size, gpu_stress_mode mode,
                               stress_counters *out)
 {
+    int coalesced = mode == GPU_STRESS_WARP, own = mode == GPU_STRESS_LANES; /* own: each lane its own block */
     uint32_t lane = threadIdx.x & 31u;
     uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
     uint32_t *block[LIVE] = {0};
@@ -47,30 +48,34 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
         if (block[s]) { /* check and free the oldest */
             uint32_t *p = block[s];
             uint32_t bad = 0;
-            uint32_t first = coalesced ? 0 : lane, step = coalesced ? 1 : 32;
+            uint32_t first = coalesced || own ? 0 : lane, step = coalesced || own ? 1 : 32;
             for (uint32_t i = first; i < words[s]; i += step) bad |= p[i] != pattern(key[s], i);
             corrupt += bad;
-            __syncwarp();
+            if (!own) __syncwarp(); /* the warp's block checked by all before lane 0 frees it */
             if (coalesced) kda_free_warp(&heap, p, 0xffffffffu);
-            else if (lane == 0) kda_free(&heap, p);
+            else if (own || lane == 0) kda_free(&heap, p);
             block[s] = NULL;
         }
         if (it >= iterations) continue;
         uint64_t r = mix64(warp * 0x9e3779b97f4a7c15ull + it * 0x632be59bd9b4e019ull + (coalesced ? lane : 0));
         uint32_t size = stress_size(r, max_size);
         uint32_t *p = NULL;
-        if (coalesced) {
+        if (own) {
+            if (it & 1) size = stress_size(mix64(r + lane), max_size); /* else the warp's one size */
+            r = mix64(r + 0x9e3779b97f4a7c15ull * (lane + 1)); /* each lane's own pattern */
+            p = (uint32_t *)kda_malloc(&heap, size);
+        } else if (coalesced) {
             p = (uint32_t *)kda_malloc_warp(&heap, size, 0xffffffffu);
         } else {
             if (lane == 0) p = (uint32_t *)kda_malloc(&heap, size);
             p = (uint32_t *)__shfl_sync(0xffffffffu, (unsigned long long)p, 0);
         }
-        if (coalesced || lane == 0) {
+        if (coalesced || own || lane == 0) {
             allocations++;
             if (!p) nulls++;
         }
         if (!p) continue;
-        if (coalesced || lane == 0) {
+        if (coalesced || own || lane == 0) {
             misaligned += ((uintptr_t)p & 15u) != 0;
 #if KDA_ALLOC_IN_POOL
             outside += (unsigned char *)p < heap.base || (unsigned char *)p + size > heap.base + heap.bytes;
@@ -79,7 +84,7 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
         block[s] = p;
         words[s] = size / 4;
         key[s] = r;
-        uint32_t first = coalesced ? 0 : lane, step = coalesced ? 1 : 32;
+        uint32_t first = coalesced || own ? 0 : lane, step = coalesced || own ? 1 : 32;
         for (uint32_t i = first; i < words[s]; i += step) p[i] = pattern(r, i);
         __threadfence(); /* before any other thread may get this memory */
         __nanosleep((uint32_t)(r >> 50) & 1023u);
@@ -93,13 +98,13 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
 }
 
 extern "C" int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t max_size,
-                                int coalesced, gpu_stress_result *res, char *err, size_t errlen)
+                                gpu_stress_mode mode, gpu_stress_result *res, char *err, size_t errlen)
 {
     stress_counters *d = NULL, h;
     cudaError_t e = cudaMalloc(&d, sizeof *d);
     if (e == cudaSuccess) e = cudaMemset(d, 0, sizeof *d);
     if (e == cudaSuccess) {
-        stress_kernel<<<(warps + 7) / 8, 256>>>(pool->heap, iterations, max_size, coalesced, d);
+        stress_kernel<<<(warps + 7) / 8, 256>>>(pool->heap, iterations, max_size, mode, d);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess) e = cudaDeviceSynchronize();

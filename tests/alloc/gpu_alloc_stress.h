@@ -18,10 +18,15 @@ typedef struct gpu_stress_result {
     uint64_t outside;    /* blocks reaching outside the pool */
 } gpu_stress_result;
 
-/* `warps` warps each allocate `iterations` blocks of 16 B .. max_size,
- * holding up to 4 at a time; with `coalesced`, every lane asks for its own
- * size through kda_malloc_warp. */
-int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t max_size, int coalesced,
+/* Who asks: lane 0 for its warp (kda_malloc); every lane for its own size
+ * through kda_malloc_warp; every lane for itself through kda_malloc, all at
+ * once (one size across the warp every other round, a size a lane in the
+ * others), each lane then freeing its own block. */
+typedef enum gpu_stress_mode { GPU_STRESS_LANE0, GPU_STRESS_WARP, GPU_STRESS_LANES } gpu_stress_mode;
+
+/* `warps` warps each allocate `iterations` blocks of 16 B .. max_size
+ * (`iterations` a lane with GPU_STRESS_LANES), holding up to 4 at a time. */
+int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t max_size, gpu_stress_mode mode,
                      gpu_stress_result *res, char *err, size_t errlen);
 
 /* Copies the whole pool to host memory (pool->heap.bytes bytes). */

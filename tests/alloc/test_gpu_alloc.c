@@ -60,17 +60,16 @@ static uint32_t warps_or_override(uint32_t warps)
     return env && atoi(env) > 0 ? (uint32_t)atoi(env) : warps;
 }
 
-static void stress(uint32_t warps, uint32_t iterations, uint32_t max_size, int coalesced, const char *what)
+static void stress(uint32_t warps, uint32_t iterations, uint32_t max_size, gpu_stress_mode mode, const char *what)
 {
     require_gpu();
     warps = warps_or_override(warps);
     kda_pool pool;
     cr_assert_eq(kda_pool_create(&pool, STRESS_POOL, err, sizeof err), 0, "%s", err);
     gpu_stress_result r;
-    cr_assert_eq(gpu_alloc_stress(&pool, warps, iterations, max_size, coalesced, &r, err, sizeof err), 0, "%s",
-                 err);
+    cr_assert_eq(gpu_alloc_stress(&pool, warps, iterations, max_size, mode, &r, err, sizeof err), 0, "%s", err);
     expect_clean(&r, what);
-    cr_assert_eq(r.allocations, (uint64_t)warps * iterations * (coalesced ? 32 : 1));
+    cr_assert_eq(r.allocations, (uint64_t)warps * iterations * (mode == GPU_STRESS_LANE0 ? 1 : 32));
 #if !KDA_ALLOC_FREES
     cr_assert_eq(r.nulls, 0, "the pool holds everything: no NULL expected");
 #else
@@ -85,12 +84,28 @@ static void stress(uint32_t warps, uint32_t iterations, uint32_t max_size, int c
  * (ScatterAlloc's above a page, under a lock, each searching the page
  * table): thousands of warps asking up to 128 KiB take minutes, so they
  * ask at most that, and fewer ask for more. */
-Test(gpu_alloc, thousands_of_warps, .timeout = 300) { stress(16384, 16, KDA_ALLOC_SERIAL_ABOVE, 0, "lane-0 blocks"); }
-Test(gpu_alloc, large_requests, .timeout = 300) { stress(512, 8, 128u << 10, 0, "lane-0 blocks up to 128 KiB"); }
+Test(gpu_alloc, thousands_of_warps, .timeout = 300)
+{
+    stress(16384, 16, KDA_ALLOC_SERIAL_ABOVE, GPU_STRESS_LANE0, "lane-0 blocks");
+}
+Test(gpu_alloc, large_requests, .timeout = 300)
+{
+    stress(512, 8, 128u << 10, GPU_STRESS_LANE0, "lane-0 blocks up to 128 KiB");
+}
 #else
-Test(gpu_alloc, thousands_of_warps, .timeout = 300) { stress(16384, 16, 128u << 10, 0, "lane-0 blocks"); }
+Test(gpu_alloc, thousands_of_warps, .timeout = 300)
+{
+    stress(16384, 16, 128u << 10, GPU_STRESS_LANE0, "lane-0 blocks");
+}
 #endif
-Test(gpu_alloc, warp_coalesced, .timeout = 300) { stress(4096, 8, 1024, 1, "warp-coalesced blocks"); }
+Test(gpu_alloc, warp_coalesced, .timeout = 300) { stress(4096, 8, 1024, GPU_STRESS_WARP, "warp-coalesced blocks"); }
+/* Every lane asks for itself at once, one size across the warp or one a
+ * lane: the allocators' paths for lanes that ask together (AtomicMalloc's
+ * shared add, CountedBump's), each lane's block pattern-checked. */
+Test(gpu_alloc, every_lane_at_once, .timeout = 300)
+{
+    stress(2048, 8, 1024, GPU_STRESS_LANES, "blocks of every lane at once");
+}
 
 #if KDA_ALLOC_FREES && KDA_ALLOC_SYS_HEAP != KDA_SYS_HEAP_ALL
 /* Exhaustion: NULLs, no corruption, and the pool whole again afterwards
@@ -104,7 +119,8 @@ Test(gpu_alloc, exhaustion_then_usable, .timeout = 300)
     for (int round = 0; round < 2; round++) {
         gpu_stress_result r;
         uint32_t warps = warps_or_override(16384);
-        cr_assert_eq(gpu_alloc_stress(&pool, warps, 8, 64u << 10, 0, &r, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(gpu_alloc_stress(&pool, warps, 8, 64u << 10, GPU_STRESS_LANE0, &r, err, sizeof err), 0, "%s",
+                     err);
         expect_clean(&r, "tight pool");
         if (warps >= 4096 && KDA_ALLOC_IN_POOL)
             cr_assert_gt(r.nulls, 0, "%u warps holding up to 4 x 64 KiB must exhaust 64 MiB", warps);

@@ -364,9 +364,10 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     if (size == 0 || size >= (uint64_t)h->state.units * KDA_UNIT) return NULL;
     uint32_t need = (uint32_t)((size + KDA_UNIT - 1) / KDA_UNIT) + 1; /* payload + header unit */
     uint32_t slot = circ_slot(h, multi, need);
-    circ_walk w = {fused ? kda_load32(&h->state.offsets[slot]) : kda_load32_l1(&h->state.offsets[slot]), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0, 0, 0};
+    int l1 = !fused; /* unfused: the offset and successors through L1 until a restart or a circle */
+    uint32_t *offset = &h->state.offsets[slot];
+    circ_walk w = {l1 ? kda_load32_l1(offset) : kda_load32(offset), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0, 0, 0};
     uint32_t next, home = circ_home(h, slot);
-    int l1 = !fused; /* unfused: successors through L1 until a restart or a circle */
     long long started = KDA_DIAG_CLOCK();
     if (w.c >= h->state.units) w.c = home;
     w.start = w.c;
