@@ -18,7 +18,7 @@
  * functions that are not inline, which two translation units of one program
  * may not both define.  So they are included inside an unnamed namespace
  * (every unit gets its own copies), after the system headers they include,
- * and the object is named by a plain pointer here (docs/alloc.md). */
+ * and the object is named by a plain pointer here (docs/peers.md). */
 #ifndef KDA_GALLATIN_H
 #define KDA_GALLATIN_H
 

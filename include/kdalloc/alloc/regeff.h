@@ -45,7 +45,7 @@
  * two files' kernels at once start their walks at different chunks (the
  * authors' programs had one module).
  *
- * What the original does and ours does not (docs/alloc.md, "The authors'
+ * What the original does and ours does not (docs/peers.md, "The authors'
  * code"): AtomicMalloc answers a request past the pool's end with the
  * pool's base (its NULL offset added to the base), not NULL; the circular
  * variants walk the list until a chunk fits, so a request no chunk can
