@@ -17,6 +17,7 @@ import json
 import os
 
 from .common import cell, log, read_csv, write_lines
+from .orig import ORIG_SUFFIX
 
 USE_WHEN = {
     "atomic": "the fastest builds when the pool can hold every request: it never frees",
@@ -116,7 +117,7 @@ def write_decision(out):
              "| survey malloc+free [ms]: 1 KiB / 8 KiB / 64 B | list workload, 100,000 threads | use it when |",
              "|---|---|---|---|---|---|---|---|"]
     for v in variants:
-        if v["key"].endswith("_orig"):  # the authors' code: measured in the orig part alone
+        if v["key"].endswith(ORIG_SUFFIX):  # the authors' code: measured in the orig part alone
             continue
         name = v["name"]
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (

@@ -437,7 +437,7 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
         if (fused) kda_store64(circ_word(h, c), circ_pack(h, c, KDA_STATE_USED, end));
         else kda_store32(circ_next(h, c), end);
     }
-    kda_store32(&h->state.offsets[slot], end);
+    kda_store32(offset, end);
     return h->base + (uint64_t)(c + 1) * KDA_UNIT;
 }
 
