@@ -104,10 +104,10 @@ static __device__ __forceinline__ uint32_t bin_chunk(const bench_params *p, cons
         } else if (mode == AXES_ROLLED) {
 #pragma unroll 1
             for (int a = 0; a < 3; a++) {
-                float alo = pick3(p->lo, a), ext = pick3(p->extent, a), sc = pick3(p->scale, a);
+                float alo = kdtree_pick(p->lo, a), ext = kdtree_pick(p->extent, a), sc = kdtree_pick(p->scale, a);
                 if (!(ext > 0.0f)) continue;
-                atomicAdd(&bins[0][a][bin_of(pick3(tlo, a), alo, sc)], 1u);
-                atomicAdd(&bins[1][a][bin_of(pick3(thi, a), alo, sc)], 1u);
+                atomicAdd(&bins[0][a][bin_of(kdtree_pick(tlo, a), alo, sc)], 1u);
+                atomicAdd(&bins[1][a][bin_of(kdtree_pick(thi, a), alo, sc)], 1u);
             }
         } else {
 #pragma unroll

@@ -385,7 +385,7 @@ static __device__ void big_scatter_chunk(warp_ctx *c, uint32_t id, uint32_t chun
     uint32_t axis = __ldcg(&s->axis), k = __ldcg(&s->k);
     uint32_t *left = (uint32_t *)__ldcg((const unsigned long long *)&s->left);
     uint32_t *right = (uint32_t *)__ldcg((const unsigned long long *)&s->right);
-    float lo = pick3(t.lo, (int)axis), extent = pick3(t.hi, (int)axis) - lo;
+    float lo = kdtree_pick(t.lo, (int)axis), extent = kdtree_pick(t.hi, (int)axis) - lo;
     float scale = __fdiv_rn((float)GPU_BINS, extent);
     uint32_t begin = chunk * p->chunk, end = min(t.n, begin + p->chunk);
     uint32_t lanes_below = (1u << c->lane) - 1;

@@ -119,7 +119,7 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
      * two dependent round trips (reference, then box) is waited for in
      * the loop (measured on an H100: Dragon 2%, 10M triangles 5% faster). */
     uint32_t lanes_below = (1u << c->lane) - 1, at_l = 0, at_r = 0;
-    float lo = pick3(t->lo, d.axis), sc = pick3(scale, d.axis);
+    float lo = kdtree_pick(t->lo, d.axis), sc = kdtree_pick(scale, d.axis);
     axis_pipe q = {0, 0, 0.0f, 0.0f};
     if (!d.exact) axis_pipe_start(&q, p, t->refs, c->lane, t->n, d.axis);
     for (uint32_t base = 0; base < t->n; base += 32) {
@@ -127,8 +127,8 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
         if (d.exact) {
             if (i < t->n) {
                 ref = base ? tri[1] : tri[0];
-                float blo = base ? pick3(box[1].lo, d.axis) : pick3(box[0].lo, d.axis);
-                float bhi = base ? pick3(box[1].hi, d.axis) : pick3(box[0].hi, d.axis);
+                float blo = base ? kdtree_pick(box[1].lo, d.axis) : kdtree_pick(box[0].lo, d.axis);
+                float bhi = base ? kdtree_pick(box[1].hi, d.axis) : kdtree_pick(box[0].hi, d.axis);
                 sides = exact_sides(&d, blo, bhi);
             }
         } else {

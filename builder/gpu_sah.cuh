@@ -153,10 +153,6 @@ static __device__ __forceinline__ split_decision warp_best(split_decision d, uin
     return d;
 }
 
-/* v[a] for an axis known only at run time, without indexing (an array
- * indexed by a run-time value is kept in local memory). */
-static __device__ __forceinline__ float pick3(const float v[3], int a) { return a == 0 ? v[0] : a == 1 ? v[1] : v[2]; }
-
 /* The area of box lo..hi cut to [a0, a1] on `axis`: kdtree_box_area's
  * arithmetic, term for term.  Written out rather than calling it with an
  * array of the picked extents: that gives the same bits but other PTX, and
@@ -193,7 +189,7 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
     uint64_t best_key = UINT64_MAX;
 #pragma unroll 1
     for (int a = 0; a < 3; a++) {
-        float alo = pick3(lo, a), ahi = pick3(hi, a), extent = ahi - alo;
+        float alo = kdtree_pick(lo, a), ahi = kdtree_pick(hi, a), extent = ahi - alo;
         const uint32_t *lo_bins = &bins[0][a][lane * BINS_PER_LANE], *hi_bins = &bins[1][a][lane * BINS_PER_LANE];
         uint32_t sum_lo = 0, sum_hi = 0;
         for (int i = 0; i < BINS_PER_LANE; i++) {
@@ -207,7 +203,7 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
          * floats wide they are skipped, so that a cheaper plane of another
          * axis, not the leaf, wins.  (The float below hi by order key; below
          * +0 that is -0, which bins as +0, so k_max only errs low there.) */
-        uint32_t k_max = bin_of(order_float(float_order(ahi) - 1), alo, pick3(scale, a));
+        uint32_t k_max = bin_of(order_float(float_order(ahi) - 1), alo, kdtree_pick(scale, a));
 #pragma unroll 1
         for (int i = 0; i < BINS_PER_LANE; i++) {
             run_lo += lo_bins[i]; /* tri_lo in bins < k */
@@ -232,8 +228,8 @@ static __device__ split_decision binned_split(const uint32_t (*bins)[3][GPU_BINS
     }
     best = warp_best(best, best_key);
     if (best.axis >= 0) { /* the chosen plane splits at its threshold */
-        float alo = pick3(lo, best.axis), ahi = pick3(hi, best.axis);
-        best.pos = bin_threshold(best.k, alo, ahi, pick3(scale, best.axis));
+        float alo = kdtree_pick(lo, best.axis), ahi = kdtree_pick(hi, best.axis);
+        best.pos = bin_threshold(best.k, alo, ahi, kdtree_pick(scale, best.axis));
         if (!(best.pos > alo && best.pos < ahi)) best = no_split(0);
     }
     return best;
@@ -371,7 +367,7 @@ static __device__ split_decision exact_split(uint32_t n, const lane_box box[2], 
         uint32_t j = i - 2 * n * (uint32_t)a, r = j < n ? j : j - n;
         const float2 *e = ex->r[a];
         float2 mine = e[r < n ? r : 0];
-        float cand = j < n ? mine.x : mine.y, alo = pick3(lo, a), ahi = pick3(hi, a);
+        float cand = j < n ? mine.x : mine.y, alo = kdtree_pick(lo, a), ahi = kdtree_pick(hi, a);
         uint32_t nl, nr, np;
         count_sides(cand, e, padded, planar, &nl, &nr, &np);
         if (i < 6 * n && cand > alo && cand < ahi)

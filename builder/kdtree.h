@@ -48,6 +48,13 @@ typedef struct kdtree_node {
 #define KDTREE_LEAF 3u
 #define KDTREE_MAX_COUNT ((1u << 30) - 1) /* largest child index or leaf size */
 
+/* v[axis] through selects: a small array indexed at run time would live in
+ * local memory on the GPU, every access a memory round trip. */
+static inline KD_HD float kdtree_pick(const float v[3], int axis)
+{
+    return axis == 0 ? v[0] : axis == 1 ? v[1] : v[2];
+}
+
 static inline KD_HD int kdtree_is_leaf(kdtree_node n) { return (n.header & 3u) == KDTREE_LEAF; }
 static inline KD_HD uint32_t kdtree_axis(kdtree_node n) { return n.header & 3u; }
 static inline KD_HD uint32_t kdtree_left(kdtree_node n) { return n.header >> 2; }

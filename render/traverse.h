@@ -50,14 +50,15 @@ static inline KD_HD ray_shear ray_make_shear(const ray *r)
     s.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
     s.kx = (s.kz + 1) % 3;
     s.ky = (s.kx + 1) % 3;
-    if (r->d[s.kz] < 0.0f) { /* keep the winding */
+    float dz = kdtree_pick(r->d, s.kz);
+    if (dz < 0.0f) { /* keep the winding */
         int k = s.kx;
         s.kx = s.ky;
         s.ky = k;
     }
-    s.sx = r->d[s.kx] / r->d[s.kz];
-    s.sy = r->d[s.ky] / r->d[s.kz];
-    s.sz = 1.0f / r->d[s.kz];
+    s.sx = kdtree_pick(r->d, s.kx) / dz;
+    s.sy = kdtree_pick(r->d, s.ky) / dz;
+    s.sz = 1.0f / dz;
     return s;
 }
 
@@ -69,9 +70,10 @@ static inline KD_HD int ray_triangle(const ray *r, const ray_shear *s, const flo
     float a[3] = {v0[0] - r->o[0], v0[1] - r->o[1], v0[2] - r->o[2]};
     float b[3] = {v1[0] - r->o[0], v1[1] - r->o[1], v1[2] - r->o[2]};
     float c[3] = {v2[0] - r->o[0], v2[1] - r->o[1], v2[2] - r->o[2]};
-    float ax = a[s->kx] - s->sx * a[s->kz], ay = a[s->ky] - s->sy * a[s->kz];
-    float bx = b[s->kx] - s->sx * b[s->kz], by = b[s->ky] - s->sy * b[s->kz];
-    float cx = c[s->kx] - s->sx * c[s->kz], cy = c[s->ky] - s->sy * c[s->kz];
+    float az0 = kdtree_pick(a, s->kz), bz0 = kdtree_pick(b, s->kz), cz0 = kdtree_pick(c, s->kz);
+    float ax = kdtree_pick(a, s->kx) - s->sx * az0, ay = kdtree_pick(a, s->ky) - s->sy * az0;
+    float bx = kdtree_pick(b, s->kx) - s->sx * bz0, by = kdtree_pick(b, s->ky) - s->sy * bz0;
+    float cx = kdtree_pick(c, s->kx) - s->sx * cz0, cy = kdtree_pick(c, s->ky) - s->sy * cz0;
     float u = cx * by - cy * bx;
     float v = ax * cy - ay * cx;
     float w = bx * ay - by * ax;
@@ -83,7 +85,7 @@ static inline KD_HD int ray_triangle(const ray *r, const ray_shear *s, const flo
     if ((u < 0.0f || v < 0.0f || w < 0.0f) && (u > 0.0f || v > 0.0f || w > 0.0f)) return 0;
     float det = u + v + w;
     if (det == 0.0f) return 0;
-    float az = s->sz * a[s->kz], bz = s->sz * b[s->kz], cz = s->sz * c[s->kz];
+    float az = s->sz * az0, bz = s->sz * bz0, cz = s->sz * cz0;
     float tt = u * az + v * bz + w * cz;
     if (det < 0.0f) {
         tt = -tt;
@@ -148,17 +150,17 @@ static inline KD_HD uint32_t trace_descend(const kdtree_node *nodes, const ray *
     kdtree_node n = nodes[node];
     while (!kdtree_is_leaf(n)) {
         (*steps)++;
-        uint32_t a = kdtree_axis(n);
-        float o = r->o[a], split = n.split;
-        int below_first = o < split || (o == split && r->d[a] <= 0.0f);
+        int a = (int)kdtree_axis(n);
+        float o = kdtree_pick(r->o, a), d = kdtree_pick(r->d, a), split = n.split;
+        int below_first = o < split || (o == split && d <= 0.0f);
         uint32_t first = kdtree_left(n) + (below_first ? 0u : 1u);
         uint32_t second = kdtree_left(n) + (below_first ? 1u : 0u);
-        if (r->d[a] == 0.0f) {
+        if (d == 0.0f) {
             if (o == split) /* ray lies in the plane: both sides touch it */
                 trace_push(stack, sp, second, *t0, *t1);
             node = first;
         } else {
-            float t_split = (split - o) * inv_d[a];
+            float t_split = (split - o) * kdtree_pick(inv_d, a);
             float t_near_end = t_split * (1.0f + TRAVERSE_EPS), t_far_start = t_split * (1.0f - TRAVERSE_EPS);
             if (t_far_start > *t1 || t_split <= 0.0f) {
                 node = first;
