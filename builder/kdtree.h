@@ -37,8 +37,15 @@
 extern "C" {
 #endif
 
+/* A node is read whole: 8-byte aligned, one 64-bit load on the GPU. */
+#ifdef __cplusplus
+#define KD_ALIGN(n) alignas(n)
+#else
+#define KD_ALIGN(n) _Alignas(n)
+#endif
+
 typedef struct kdtree_node {
-    uint32_t header;
+    KD_ALIGN(8) uint32_t header;
     union {
         float split;    /* inner node */
         uint32_t first; /* leaf */
