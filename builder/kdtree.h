@@ -39,13 +39,13 @@ extern "C" {
 
 /* A node is read whole: 8-byte aligned, one 64-bit load on the GPU. */
 #ifdef __cplusplus
-#define KD_ALIGN(n) alignas(n)
+#define KDTREE_ALIGN(n) alignas(n)
 #else
-#define KD_ALIGN(n) _Alignas(n)
+#define KDTREE_ALIGN(n) _Alignas(n)
 #endif
 
 typedef struct kdtree_node {
-    KD_ALIGN(8) uint32_t header;
+    KDTREE_ALIGN(8) uint32_t header;
     union {
         float split;    /* inner node */
         uint32_t first; /* leaf */

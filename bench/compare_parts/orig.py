@@ -57,10 +57,10 @@ def write_orig_table(out, variants, originals):
         r = got.get((name,) + point)
         if r is None or r.get("failure"):
             return None, (r or {}).get("failure") or "-"
-        return (float(r["malloc_ms"]), float(r["free_ms"])), None
+        return (float(r["malloc_ms"]), float(r["free_ms"]), int(r["nulls"] or 0) + int(r["mismatches"] or 0)), None
 
     def pair(v):
-        return "%.3g / %.3g" % v
+        return "%.3g / %.3g%s" % (v[0], v[1], " !" if v[2] else "")
 
     lines = ["# Our reimplementations beside the authors' code", "",
              "| allocator | " + " | ".join(point_label(*p) for p in ORIG_POINTS) + " |",
@@ -81,7 +81,7 @@ def write_orig_table(out, variants, originals):
     lines += ["", "Malloc / free [ms], ours vs the original's, and ours over the original's (below 1, ours is "
               "faster): kdalloc-allocbench --test TEST --requesters N --size S --pool-bytes %d for both (the survey's "
               "live tests: every block live until a second kernel frees it, malloc and free timed apart, the median "
-              "of 5 runs after a warm-up).  A run cut after the "
+              "of 5 runs after a warm-up).  !: NULLs or mismatches at that point (orig.csv).  A run cut after the "
               "survey's time limit says timed out (the original's circular walks never return when no chunk fits)."
               % ORIG_POOL]
     write_lines(os.path.join(out, "orig.md"), lines)
