@@ -40,7 +40,12 @@ int gpu_scene_upload(const scene *s, gpu_scene *out, char *err, size_t errlen);
 void gpu_scene_free(gpu_scene *g);
 
 /* A tree in device memory (kdtree.h layout).  `refs` may hold gaps between
- * leaves: n_refs is the length of the array, not the number of references. */
+ * leaves: n_refs is the length of the array, not the number of references.
+ * `nodes + 1` is 16-byte aligned, so every pair of children (whose left
+ * index is odd, kdtree.h) is one 16-byte load for the ray caster: a node
+ * array is allocated from GPU_NODES_PAD nodes before `nodes`. */
+#define GPU_NODES_PAD 1
+
 typedef struct gpu_tree {
     kdtree_node *nodes;
     uint32_t *refs;

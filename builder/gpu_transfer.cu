@@ -67,7 +67,8 @@ fail:
 extern "C" int gpu_tree_upload(const kdtree *t, gpu_tree *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
-    CHECK(cudaMalloc(&g->nodes, (size_t)t->n_nodes * sizeof *g->nodes + 1), "allocating the tree on the GPU");
+    CHECK(cudaMalloc(&g->nodes, (GPU_NODES_PAD + (size_t)t->n_nodes) * sizeof *g->nodes), "allocating the tree on the GPU");
+    g->nodes += GPU_NODES_PAD;
     CHECK(cudaMalloc(&g->refs, (size_t)t->n_refs * sizeof *g->refs + 1), "allocating the tree on the GPU");
     CHECK(cudaMemcpy(g->nodes, t->nodes, (size_t)t->n_nodes * sizeof *g->nodes, cudaMemcpyHostToDevice),
           "uploading the tree");
@@ -85,7 +86,7 @@ fail:
 
 extern "C" void gpu_tree_free(gpu_tree *g)
 {
-    cudaFree(g->nodes);
+    if (g->nodes) cudaFree(g->nodes - GPU_NODES_PAD);
     cudaFree(g->refs);
     memset(g, 0, sizeof *g);
 }

@@ -8,7 +8,8 @@
  *               the right child is always left_child + 1
  *   leaf:       header = (count << 2) | 3
  *               first  = index of its first reference in `refs`
- * Node 0 is the root.  Children always have larger indices than their parent.
+ * Node 0 is the root.  Children always have larger indices than their parent,
+ * and a left child's index is odd (the root alone, then whole pairs).
  *
  * Geometry.  Each node covers a closed box; an inner node's children cover
  * [lo, split] and [split, hi] on its axis.  A triangle is referenced by a

@@ -81,6 +81,8 @@ int kdtree_check(const kdtree *t, const scene *s, char *err, size_t errlen)
             if (left <= it.node || (uint64_t)left + 1 >= t->n_nodes)
                 rc = fail(err, errlen, "node %u: child index %u out of range (%u nodes)", it.node, left,
                           t->n_nodes);
+            else if (left % 2 == 0)
+                rc = fail(err, errlen, "node %u: left child %u has an even index", it.node, left);
             else if (reached[left] || reached[left + 1])
                 rc = fail(err, errlen, "node %u: child %u reached twice", it.node, left);
             else if (!(n.split >= it.lo[a] && n.split <= it.hi[a]))

@@ -140,21 +140,43 @@ static inline KD_HD void trace_push(trace_item *stack, int *sp, uint32_t node, f
     (*sp)++;
 }
 
+/* Both children of an inner node (at left and left + 1).  On the GPU one
+ * 16-byte load: a device tree's pairs are 16-byte aligned (gpu_build.h). */
+static inline KD_HD void trace_children(const kdtree_node *nodes, uint32_t left, kdtree_node kid[2])
+{
+#ifdef __CUDA_ARCH__
+    uint4 v = *(const uint4 *)(const void *)(nodes + left);
+    kid[0].header = v.x;
+    kid[0].first = v.y;
+    kid[1].header = v.z;
+    kid[1].first = v.w;
+#else
+    kid[0] = nodes[left];
+    kid[1] = nodes[left + 1];
+#endif
+}
+
 /* Descends from `node` with the ray's interval [*t0, *t1] to a leaf, front
  * to back: the far child of a node whose plane the interval crosses goes
- * on the stack with its part of the interval.  Returns the leaf. */
-static inline KD_HD uint32_t trace_descend(const kdtree_node *nodes, const ray *r, const float inv_d[3],
-                                           trace_item *stack, int *sp, uint32_t node, float *t0, float *t1,
-                                           uint32_t *steps)
+ * on the stack with its part of the interval.  The leaf's node goes to
+ * *leaf. */
+static inline KD_HD void trace_descend(const kdtree_node *nodes, const ray *r, const float inv_d[3],
+                                       trace_item *stack, int *sp, uint32_t node, float *t0, float *t1,
+                                       uint32_t *steps, kdtree_node *leaf)
 {
     kdtree_node n = nodes[node];
     while (!kdtree_is_leaf(n)) {
         (*steps)++;
+        /* Both children are read before the walk knows which it takes:
+         * the reads then wait out the choice, not the other way round. */
+        uint32_t left = kdtree_left(n);
+        kdtree_node kid[2];
+        trace_children(nodes, left, kid);
         int a = (int)kdtree_axis(n);
         float o = kdtree_pick(r->o, a), d = kdtree_pick(r->d, a), split = n.split;
         int below_first = o < split || (o == split && d <= 0.0f);
-        uint32_t first = kdtree_left(n) + (below_first ? 0u : 1u);
-        uint32_t second = kdtree_left(n) + (below_first ? 1u : 0u);
+        uint32_t first = left + (below_first ? 0u : 1u);
+        uint32_t second = left + (below_first ? 1u : 0u);
         if (d == 0.0f) {
             if (o == split) /* ray lies in the plane: both sides touch it */
                 trace_push(stack, sp, second, *t0, *t1);
@@ -172,9 +194,9 @@ static inline KD_HD uint32_t trace_descend(const kdtree_node *nodes, const ray *
                 if (t_near_end < *t1) *t1 = t_near_end;
             }
         }
-        n = nodes[node];
+        n = node == left ? kid[0] : kid[1];
     }
-    return node;
+    *leaf = n;
 }
 
 /* Closest hit of the ray through the tree. */
@@ -191,7 +213,8 @@ static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_
     int sp = 0;
     uint32_t node = 0;
     for (;;) {
-        kdtree_node n = nodes[trace_descend(nodes, r, inv_d, stack, &sp, node, &t0, &t1, &hit.steps)];
+        kdtree_node n;
+        trace_descend(nodes, r, inv_d, stack, &sp, node, &t0, &t1, &hit.steps, &n);
         uint32_t count = kdtree_count(n);
         for (uint32_t i = 0; i < count; i++) {
             uint32_t tri = refs[n.first + i];
@@ -234,7 +257,8 @@ static inline KD_HD int kdtree_occluded(const kdtree_node *nodes, const uint32_t
     int sp = 0;
     uint32_t node = 0, steps = 0;
     for (;;) {
-        kdtree_node n = nodes[trace_descend(nodes, r, inv_d, stack, &sp, node, &t0, &t1, &steps)];
+        kdtree_node n;
+        trace_descend(nodes, r, inv_d, stack, &sp, node, &t0, &t1, &steps, &n);
         uint32_t count = kdtree_count(n);
         for (uint32_t i = 0; i < count; i++) {
             const float *v0, *v1, *v2;

@@ -285,6 +285,14 @@ static void child_cycle(kdtree *t, const scene *s)
     (void)s;
     t->nodes[0] = kdtree_make_inner(kdtree_axis(t->nodes[0]), t->nodes[0].split, 0);
 }
+/* The root's children moved one node on: a pair the GPU reads as one load
+ * must start at an odd index (kdtree.h). */
+static void even_left_child(kdtree *t, const scene *s)
+{
+    (void)s;
+    cr_assert_gt(t->n_nodes, 3u);
+    t->nodes[0] = kdtree_make_inner(kdtree_axis(t->nodes[0]), t->nodes[0].split, kdtree_left(t->nodes[0]) + 1);
+}
 /* Moves a leaf's reference to a triangle far from the leaf's box. */
 static void far_reference(kdtree *t, const scene *s)
 {
@@ -307,4 +315,5 @@ Test(checker, finds_split_outside_box) { corrupt_and_expect(split_outside_box, "
 Test(checker, finds_reference_out_of_range) { corrupt_and_expect(reference_out_of_range, "out of range"); }
 Test(checker, finds_duplicate_reference) { corrupt_and_expect(duplicate_in_leaf, "referenced twice"); }
 Test(checker, finds_bad_child_index) { corrupt_and_expect(child_cycle, "child index"); }
+Test(checker, finds_even_left_child) { corrupt_and_expect(even_left_child, "has an even index"); }
 Test(checker, finds_reference_outside_leaf_box) { corrupt_and_expect(far_reference, "does not overlap"); }
