@@ -368,6 +368,8 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
     uint32_t *offset = &h->state.offsets[slot];
     circ_walk w = {l1 ? kda_load32_l1(offset) : kda_load32(offset), CIRC_NONE, 0, 0, CIRC_NONE, 0, 0, 0, 0, 0};
     uint32_t next, home = circ_home(h, slot);
+    uint64_t ahead = 0; /* fused: the header at ahead_c, read before this step's checks */
+    uint32_t ahead_c = CIRC_NONE;
     long long started = KDA_DIAG_CLOCK();
     if (w.c >= h->state.units) w.c = home;
     w.start = w.c;
@@ -385,8 +387,13 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
         uint32_t c = w.c;
         w.reads++;
         if (fused) {
-            uint64_t word = kda_load64(circ_word(h, c));
+            uint64_t word = c == ahead_c ? ahead : kda_load64(circ_word(h, c));
             next = (uint32_t)(word >> 32);
+            /* The successor's header is read now, while this one is checked:
+             * most steps go on to it.  It is one read as any other (a stale
+             * one is caught as any is); a walk that goes elsewhere reads anew. */
+            ahead_c = next < h->state.units ? next : CIRC_NONE;
+            if (ahead_c != CIRC_NONE) ahead = kda_load64(circ_word(h, next));
             if (((uint32_t)word & ~1u) != circ_tag(h, c)) { /* not a header (any more) */
                 circ_recover(h, slot, &w);
                 continue;
