@@ -36,10 +36,13 @@ static __device__ __forceinline__ void render_pixel(const trace_scene *ts, const
     if (counts) counts[i] = count;
 }
 
-/* A block of 16 x 8 pixels.  The render kernel is held to 10 blocks an SM
- * (48 registers): left alone it takes 56, and 9 blocks trace slower. */
-#define RENDER_BLOCK_W 16
-#define RENDER_BLOCK_H 8
+/* A block of 8 x 16 pixels, so a warp traces 8 x 4 of them: rays closer
+ * together than in a 16 x 2 warp walk more of the same nodes (shadow rays
+ * most: docs/experiments.md, "The render's block shape").  The render kernel
+ * is held to 10 blocks an SM (48 registers): left alone it takes 56, and 9
+ * blocks trace slower. */
+#define RENDER_BLOCK_W 8
+#define RENDER_BLOCK_H 16
 
 __global__ void __launch_bounds__(RENDER_BLOCK_W * RENDER_BLOCK_H, 10)
     render_kernel(trace_scene ts, camera_basis b, shade_params sh, uint8_t *rgb, uint32_t *counts)
