@@ -41,11 +41,8 @@ void gpu_scene_free(gpu_scene *g);
 
 /* A tree in device memory (kdtree.h layout).  `refs` may hold gaps between
  * leaves: n_refs is the length of the array, not the number of references.
- * `nodes + 1` is 16-byte aligned, so every pair of children (whose left
- * index is odd, kdtree.h) is one 16-byte load for the ray caster: a node
- * array is allocated from GPU_NODES_PAD nodes before `nodes`. */
-#define GPU_NODES_PAD 1
-
+ * `nodes + 1` is 16-byte aligned, so that every pair of children is one
+ * 16-byte load for the ray caster (builder/gpu_nodes.cuh). */
 typedef struct gpu_tree {
     kdtree_node *nodes;
     uint32_t *refs;

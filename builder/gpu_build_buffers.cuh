@@ -18,6 +18,7 @@
 
 #include "cuda_check.cuh"
 #include "gpu_kernel.cuh"
+#include "gpu_nodes.cuh"
 
 #define MAX_ATTEMPTS 8 /* builds rerun after growing an array */
 
@@ -43,7 +44,7 @@ static void free_buffers(build_buffers *b)
     cudaFree(b->out_left);
     cudaFree(b->queue_seq);
     cudaFree(b->slots);
-    if (b->nodes) cudaFree(b->nodes - GPU_NODES_PAD);
+    gpu_nodes_free(b->nodes);
     cudaFree(b->refs_out);
     memset(b, 0, sizeof *b);
 }
@@ -62,11 +63,7 @@ static int alloc_buffers(build_buffers *b, uint32_t n, char *err, size_t errlen)
         CHECK(cudaMalloc(&b->spill, (size_t)b->queue_capacity * sizeof(task)), "allocating the task queue");
         CHECK(cudaMalloc(&b->queue_seq, (size_t)b->queue_capacity * sizeof(uint32_t)), "allocating the task queue");
     }
-    if (!b->nodes) {
-        CHECK(cudaMalloc(&b->nodes, (GPU_NODES_PAD + (size_t)b->node_capacity) * sizeof(kdtree_node)),
-              "allocating the node array");
-        b->nodes += GPU_NODES_PAD;
-    }
+    if (!b->nodes) CHECK(gpu_nodes_alloc(&b->nodes, b->node_capacity), "allocating the node array");
     if (!b->refs_out)
         CHECK(cudaMalloc(&b->refs_out, (size_t)b->refs_capacity * sizeof(uint32_t)), "allocating the leaf references");
     return 0;
@@ -96,7 +93,7 @@ static int grow_full_array(build_buffers *b, uint32_t error)
         return 1;
     case BUILD_NODES_FULL:
         b->node_capacity = grow(b->node_capacity, KDTREE_MAX_COUNT);
-        cudaFree(b->nodes - GPU_NODES_PAD);
+        gpu_nodes_free(b->nodes);
         b->nodes = NULL;
         return 1;
     case BUILD_REFS_FULL:

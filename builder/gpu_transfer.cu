@@ -6,7 +6,8 @@
  * builders of every allocator (kda_gputransfer).  Each function either
  * succeeds whole or frees what it allocated and zeroes its output, so a
  * failed transfer leaves nothing to clean up; a free of a zeroed struct is
- * a no-op (cudaFree(NULL)). */
+ * a no-op.  A tree goes up only in the layout the ray caster reads pairs
+ * in (left children at odd indices: gpu_nodes.cuh). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "cuda_check.cuh"
 #include "gpu_build.h"
+#include "gpu_nodes.cuh"
 
 extern "C" int gpu_scene_upload(const scene *s, gpu_scene *g, char *err, size_t errlen)
 {
@@ -67,8 +69,13 @@ fail:
 extern "C" int gpu_tree_upload(const kdtree *t, gpu_tree *g, char *err, size_t errlen)
 {
     memset(g, 0, sizeof *g);
-    CHECK(cudaMalloc(&g->nodes, (GPU_NODES_PAD + (size_t)t->n_nodes) * sizeof *g->nodes), "allocating the tree on the GPU");
-    g->nodes += GPU_NODES_PAD;
+    for (uint32_t i = 0; i < t->n_nodes; i++)
+        if (!kdtree_is_leaf(t->nodes[i]) && kdtree_left(t->nodes[i]) % 2 == 0) {
+            snprintf(err, errlen, "node %u: left child %u has an even index (kdtree.h layout)", i,
+                     kdtree_left(t->nodes[i]));
+            return -1;
+        }
+    CHECK(gpu_nodes_alloc(&g->nodes, t->n_nodes), "allocating the tree on the GPU");
     CHECK(cudaMalloc(&g->refs, (size_t)t->n_refs * sizeof *g->refs + 1), "allocating the tree on the GPU");
     CHECK(cudaMemcpy(g->nodes, t->nodes, (size_t)t->n_nodes * sizeof *g->nodes, cudaMemcpyHostToDevice),
           "uploading the tree");
@@ -86,7 +93,7 @@ fail:
 
 extern "C" void gpu_tree_free(gpu_tree *g)
 {
-    if (g->nodes) cudaFree(g->nodes - GPU_NODES_PAD);
+    gpu_nodes_free(g->nodes);
     cudaFree(g->refs);
     memset(g, 0, sizeof *g);
 }

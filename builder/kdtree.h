@@ -169,7 +169,7 @@ void kdtree_compute_stats(const kdtree *t, uint32_t n_triangles, kdtree_stats *s
 double kdtree_sah_cost(const kdtree *t);
 
 /* Checks the structural invariants of a tree against its scene: child
- * indices in range and each node reached exactly once, every leaf's
+ * indices in range, left children at odd indices, each node reached exactly once, every leaf's
  * references in range and overlapping the leaf's box, no triangle referenced
  * twice by one leaf, every triangle referenced by some leaf, depth within
  * the limit.  Returns 0, or -1 with the first violation in `err`. */

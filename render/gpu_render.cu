@@ -105,7 +105,8 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     trace_scene ts = make_trace_scene(t, s);
     size_t pixels = (size_t)opt->cam.width * opt->cam.height;
     dim3 block(RENDER_BLOCK_W, RENDER_BLOCK_H);
-    dim3 grid((opt->cam.width + RENDER_BLOCK_W - 1) / RENDER_BLOCK_W, (opt->cam.height + RENDER_BLOCK_H - 1) / RENDER_BLOCK_H);
+    dim3 grid((opt->cam.width + RENDER_BLOCK_W - 1) / RENDER_BLOCK_W,
+              (opt->cam.height + RENDER_BLOCK_H - 1) / RENDER_BLOCK_H);
     int heat = shade_is_heat_map(opt->mode);
     shade_params sh = render_shade_params(opt);
     memset(st, 0, sizeof *st);

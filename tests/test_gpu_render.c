@@ -225,3 +225,22 @@ Test(gpu_render, bad_camera_is_an_error)
     kdtree_free(&t);
     scene_free(&s);
 }
+
+/* A tree whose children sit where the GPU cannot read a pair in one load
+ * is refused at upload, naming the node, and leaves nothing allocated. */
+Test(gpu_render, upload_refuses_a_pair_at_an_even_index)
+{
+    require_gpu();
+    scene s;
+    load_shared("teapot.obj.gz", &s);
+    kdtree t;
+    cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(t.n_nodes, 3u);
+    t.nodes[0] = kdtree_make_inner(kdtree_axis(t.nodes[0]), t.nodes[0].split, kdtree_left(t.nodes[0]) + 1);
+    gpu_tree gt;
+    cr_assert_eq(gpu_tree_upload(&t, &gt, err, sizeof err), -1);
+    cr_assert(strstr(err, "node 0: left child 2 has an even index"), "%s", err);
+    cr_assert_null(gt.nodes);
+    kdtree_free(&t);
+    scene_free(&s);
+}
