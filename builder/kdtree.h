@@ -169,10 +169,10 @@ void kdtree_compute_stats(const kdtree *t, uint32_t n_triangles, kdtree_stats *s
 double kdtree_sah_cost(const kdtree *t);
 
 /* Checks the structural invariants of a tree against its scene: child
- * indices in range, left children at odd indices, each node reached exactly once, every leaf's
- * references in range and overlapping the leaf's box, no triangle referenced
- * twice by one leaf, every triangle referenced by some leaf, depth within
- * the limit.  Returns 0, or -1 with the first violation in `err`. */
+ * indices in range, left children at odd indices, each node reached exactly
+ * once, every leaf's references in range and overlapping the leaf's box, no
+ * triangle referenced twice by one leaf, every triangle referenced by some
+ * leaf, depth within the limit.  Returns 0, or -1 with the first violation in `err`. */
 int kdtree_check(const kdtree *t, const scene *s, char *err, size_t errlen);
 
 void kdtree_free(kdtree *t);

@@ -141,7 +141,7 @@ static inline KD_HD void trace_push(trace_item *stack, int *sp, uint32_t node, f
 }
 
 /* Both children of an inner node (at left and left + 1).  On the GPU one
- * 16-byte load: a device tree's pairs are 16-byte aligned (gpu_build.h). */
+ * 16-byte load: a device tree's pairs are 16-byte aligned (gpu_nodes.cuh). */
 static inline KD_HD void trace_children(const kdtree_node *nodes, uint32_t left, kdtree_node kid[2])
 {
 #ifdef __CUDA_ARCH__
