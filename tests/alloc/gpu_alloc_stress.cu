@@ -38,6 +38,7 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
 {
     int coalesced = mode == GPU_STRESS_WARP, own = mode == GPU_STRESS_LANES; /* own: each lane its own block */
     uint32_t lane = threadIdx.x & 31u;
+    uint32_t first = coalesced || own ? 0 : lane, step = coalesced || own ? 1 : 32; /* a lane's words of a block */
     uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
     uint32_t *block[LIVE] = {0};
     uint32_t words[LIVE] = {0};
@@ -48,7 +49,6 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
         if (block[s]) { /* check and free the oldest */
             uint32_t *p = block[s];
             uint32_t bad = 0;
-            uint32_t first = coalesced || own ? 0 : lane, step = coalesced || own ? 1 : 32;
             for (uint32_t i = first; i < words[s]; i += step) bad |= p[i] != pattern(key[s], i);
             corrupt += bad;
             if (!own) __syncwarp(); /* the warp's block checked by all before lane 0 frees it */
@@ -84,7 +84,6 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
         block[s] = p;
         words[s] = size / 4;
         key[s] = r;
-        uint32_t first = coalesced || own ? 0 : lane, step = coalesced || own ? 1 : 32;
         for (uint32_t i = first; i < words[s]; i += step) p[i] = pattern(r, i);
         __threadfence(); /* before any other thread may get this memory */
         __nanosleep((uint32_t)(r >> 50) & 1023u);
