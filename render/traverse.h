@@ -37,9 +37,14 @@ typedef struct ray_hit {
     uint32_t tests; /* ray/triangle tests */
 } ray_hit;
 
-/* Per-ray constants of the watertight test. */
+/* Per-ray constants of the watertight test: kz is the axis the ray runs
+ * along most, x and y the two after it in turn.  The paper swaps x and y
+ * where d[kz] < 0 to keep the triangles' winding; no answer here depends on
+ * the winding (a swap negates u, v, w, the determinant and the scaled
+ * distance exactly, and the test takes their signs together), so kz alone
+ * names the axes. */
 typedef struct ray_shear {
-    int kx, ky, kz;
+    int kz;
     float sx, sy, sz;
 } ray_shear;
 
@@ -48,32 +53,29 @@ static inline KD_HD ray_shear ray_make_shear(const ray *r)
     ray_shear s;
     float ax = fabsf(r->d[0]), ay = fabsf(r->d[1]), az = fabsf(r->d[2]);
     s.kz = (ax > ay) ? (ax > az ? 0 : 2) : (ay > az ? 1 : 2);
-    s.kx = (s.kz + 1) % 3;
-    s.ky = (s.kx + 1) % 3;
     float dz = kdtree_pick(r->d, s.kz);
-    if (dz < 0.0f) { /* keep the winding */
-        int k = s.kx;
-        s.kx = s.ky;
-        s.ky = k;
-    }
-    s.sx = kdtree_pick(r->d, s.kx) / dz;
-    s.sy = kdtree_pick(r->d, s.ky) / dz;
+    s.sx = kdtree_pick(r->d, (s.kz + 1) % 3) / dz;
+    s.sy = kdtree_pick(r->d, (s.kz + 2) % 3) / dz;
     s.sz = 1.0f / dz;
     return s;
 }
 
-/* Watertight ray/triangle test.  Returns 1 and sets *t when the ray hits
- * the triangle at 0 < t < t_max. */
-static inline KD_HD int ray_triangle(const ray *r, const ray_shear *s, const float *v0, const float *v1,
-                                     const float *v2, float t_max, float *t)
+/* The watertight test with its axes known at compile time: ray_triangle
+ * calls it once per value of kz, so every kdtree_pick below is a plain
+ * register read (picks with run-time axes were nine selects a test, a
+ * seventh of a render's instructions).  A warp whose rays run along
+ * different axes takes the cases in turn; camera and shadow rays of one
+ * warp nearly always share kz. */
+static inline KD_HD int ray_triangle_axes(const ray *r, const ray_shear *s, const float *v0, const float *v1,
+                                          const float *v2, float t_max, float *t, int kx, int ky, int kz)
 {
     float a[3] = {v0[0] - r->o[0], v0[1] - r->o[1], v0[2] - r->o[2]};
     float b[3] = {v1[0] - r->o[0], v1[1] - r->o[1], v1[2] - r->o[2]};
     float c[3] = {v2[0] - r->o[0], v2[1] - r->o[1], v2[2] - r->o[2]};
-    float az0 = kdtree_pick(a, s->kz), bz0 = kdtree_pick(b, s->kz), cz0 = kdtree_pick(c, s->kz);
-    float ax = kdtree_pick(a, s->kx) - s->sx * az0, ay = kdtree_pick(a, s->ky) - s->sy * az0;
-    float bx = kdtree_pick(b, s->kx) - s->sx * bz0, by = kdtree_pick(b, s->ky) - s->sy * bz0;
-    float cx = kdtree_pick(c, s->kx) - s->sx * cz0, cy = kdtree_pick(c, s->ky) - s->sy * cz0;
+    float az0 = kdtree_pick(a, kz), bz0 = kdtree_pick(b, kz), cz0 = kdtree_pick(c, kz);
+    float ax = kdtree_pick(a, kx) - s->sx * az0, ay = kdtree_pick(a, ky) - s->sy * az0;
+    float bx = kdtree_pick(b, kx) - s->sx * bz0, by = kdtree_pick(b, ky) - s->sy * bz0;
+    float cx = kdtree_pick(c, kx) - s->sx * cz0, cy = kdtree_pick(c, ky) - s->sy * cz0;
     float u = cx * by - cy * bx;
     float v = ax * cy - ay * cx;
     float w = bx * ay - by * ax;
@@ -94,6 +96,18 @@ static inline KD_HD int ray_triangle(const ray *r, const ray_shear *s, const flo
     if (tt <= 0.0f || tt >= t_max * det) return 0;
     *t = tt / det;
     return *t > 0.0f && *t < t_max;
+}
+
+/* Watertight ray/triangle test.  Returns 1 and sets *t when the ray hits
+ * the triangle at 0 < t < t_max. */
+static inline KD_HD int ray_triangle(const ray *r, const ray_shear *s, const float *v0, const float *v1,
+                                     const float *v2, float t_max, float *t)
+{
+    switch (s->kz) {
+    case 0: return ray_triangle_axes(r, s, v0, v1, v2, t_max, t, 1, 2, 0);
+    case 1: return ray_triangle_axes(r, s, v0, v1, v2, t_max, t, 2, 0, 1);
+    default: return ray_triangle_axes(r, s, v0, v1, v2, t_max, t, 0, 1, 2);
+    }
 }
 
 /* Clips the ray to a box; returns 0 when it misses. */
