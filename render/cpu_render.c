@@ -17,9 +17,9 @@ static int cpu_threads(void)
     return n < 1 ? 1 : (n > 256 ? 256 : (int)n);
 }
 
-static trace_scene make_trace_scene(const kdtree *t, const scene *s)
+trace_scene trace_scene_of(const kdtree *t, const scene *s)
 {
-    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}};
+    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}, NULL};
     memcpy(ts.lo, t->lo, sizeof ts.lo);
     memcpy(ts.hi, t->hi, sizeof ts.hi);
     return ts;
@@ -77,7 +77,7 @@ int render_cpu(const kdtree *t, const scene *s, const render_options *opt, image
     camera_basis basis;
     camera_make_basis(&opt->cam, s->lo, s->hi, &basis);
     if (opt->light_set) memcpy(basis.light, opt->light, sizeof basis.light);
-    trace_scene ts = make_trace_scene(t, s);
+    trace_scene ts = trace_scene_of(t, s);
     shade_params sh = render_shade_params(opt);
     int n = cpu_threads();
     render_job jobs[256];
@@ -152,7 +152,7 @@ static void *validate_rays(void *p)
         uint64_t i = job->first + k;
         uint64_t px = validation_pixel(i, job->n_rays, b->width, b->height);
         ray r = camera_ray(b, (uint32_t)(px % b->width), (uint32_t)(px / b->width));
-        ray_hit tree = trace_scene_ray(job->ts, &r);
+        ray_hit tree = kdtree_trace(job->ts, &r);
         ray_hit brute = brute_force_trace(job->s->positions, job->s->triangles, job->s->n_triangles, &r);
         validation_record(&job->result, i, tree.tri, tree.t, brute.tri, brute.t);
         occlusion_check c = check_occlusion(job->ts, b, job->shade, job->s->n_triangles, px, &r, &tree);
@@ -168,7 +168,7 @@ int validate_camera_rays_cpu_part(const kdtree *t, const scene *s, const render_
     camera_basis basis;
     camera_make_basis(&opt->cam, s->lo, s->hi, &basis);
     if (opt->light_set) memcpy(basis.light, opt->light, sizeof basis.light);
-    trace_scene ts = make_trace_scene(t, s);
+    trace_scene ts = trace_scene_of(t, s);
     shade_params sh = render_shade_params(opt);
     int n = cpu_threads();
     validate_job jobs[256];

@@ -8,16 +8,46 @@
 #include "gpu_render.h"
 #include "shade.h"
 
-static trace_scene make_trace_scene(const gpu_tree *t, const gpu_scene *s)
+/* tris[k] = slot k's triangle, its vertices and index (trace_tri): the
+ * copy the leaf loop reads (traverse.h).  One thread a slot. */
+__global__ void gather_trace_tris(const uint32_t *refs, uint32_t n_refs, const float *positions,
+                                  const uint32_t *triangles, trace_tri *tris)
 {
-    trace_scene ts;
-    ts.nodes = t->nodes;
-    ts.refs = t->refs;
-    ts.positions = s->positions;
-    ts.triangles = s->triangles;
-    memcpy(ts.lo, t->lo, sizeof ts.lo);
-    memcpy(ts.hi, t->hi, sizeof ts.hi);
-    return ts;
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n_refs) return;
+    uint32_t tri = refs[k];
+    const float *v0, *v1, *v2;
+    triangle_vertices(positions, triangles, tri, &v0, &v1, &v2);
+    float4 *out = (float4 *)(void *)(tris + k);
+    out[0] = make_float4(v0[0], v0[1], v0[2], __uint_as_float(tri));
+    out[1] = make_float4(v1[0], v1[1], v1[2], 0.0f);
+    out[2] = make_float4(v2[0], v2[1], v2[2], 0.0f);
+}
+
+/* The trace_scene of a device tree, with its copy of the triangles made in
+ * *tris (48 bytes a reference; the caller frees it, NULL for a tree without
+ * references).  -1 on a CUDA error (in err). */
+static int trace_scene_upload(const gpu_tree *t, const gpu_scene *s, trace_scene *ts, trace_tri **tris, char *err,
+                              size_t errlen)
+{
+    *tris = NULL;
+    ts->nodes = t->nodes;
+    ts->refs = t->refs;
+    ts->positions = s->positions;
+    ts->triangles = s->triangles;
+    memcpy(ts->lo, t->lo, sizeof ts->lo);
+    memcpy(ts->hi, t->hi, sizeof ts->hi);
+    if (t->n_refs) {
+        CHECK(cudaMalloc(tris, (size_t)t->n_refs * sizeof **tris), "allocating the triangles' copy on the GPU");
+        gather_trace_tris<<<(t->n_refs + 255) / 256, 256>>>(t->refs, t->n_refs, s->positions, s->triangles, *tris);
+        CHECK(cudaGetLastError(), "launching the triangles' copy");
+    }
+    ts->tris = *tris;
+    return 0;
+fail:
+    cudaFree(*tris);
+    *tris = NULL;
+    return -1;
 }
 
 /* One pixel a thread; WITH_AO a constant of each kernel (shade_pixel). */
@@ -102,7 +132,8 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     cudaEvent_t e0 = NULL, e1 = NULL;
     float *ms = NULL;
     camera_basis basis;
-    trace_scene ts = make_trace_scene(t, s);
+    trace_scene ts;
+    trace_tri *d_tris = NULL;
     size_t pixels = (size_t)opt->cam.width * opt->cam.height;
     dim3 block(RENDER_BLOCK_W, RENDER_BLOCK_H);
     dim3 grid((opt->cam.width + RENDER_BLOCK_W - 1) / RENDER_BLOCK_W,
@@ -126,6 +157,7 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     CHECK(cudaEventCreate(&e0), "cudaEventCreate");
     CHECK(cudaEventCreate(&e1), "cudaEventCreate");
     CHECK(cudaEventRecord(e0), "cudaEventRecord");
+    if (trace_scene_upload(t, s, &ts, &d_tris, err, errlen)) goto fail; /* part of the first image's time */
     launch_render(grid, block, ts, basis, sh, d_rgb, d_counts); /* warm-up, timed as the first image's frame */
     CHECK(cudaGetLastError(), "launching the render kernel");
     CHECK(cudaEventRecord(e1), "cudaEventRecord");
@@ -159,6 +191,7 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     if (render_rays_per_pixel(opt) > 1.0) st->ms_secondary = st->ms_median - st->ms_primary;
     else st->ms_primary = st->ms_median;
     free(ms);
+    cudaFree(d_tris);
     cudaFree(d_rgb);
     cudaFree(d_counts);
     cudaEventDestroy(e0);
@@ -166,6 +199,7 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     return 0;
 fail:
     free(ms);
+    cudaFree(d_tris);
     cudaFree(d_rgb);
     cudaFree(d_counts);
     if (e0) cudaEventDestroy(e0);
@@ -187,7 +221,7 @@ __global__ void validate_kernel(trace_scene ts, camera_basis b, shade_params sh,
     if (i >= count) return;
     uint64_t px = validation_pixel(first + i, n_rays, b.width, b.height);
     ray r = camera_ray(&b, (uint32_t)(px % b.width), (uint32_t)(px / b.width));
-    ray_hit tree = trace_scene_ray(&ts, &r);
+    ray_hit tree = kdtree_trace(&ts, &r);
     ray_hit brute = brute_force_trace(ts.positions, ts.triangles, n_triangles, &r);
     out[i].tree_t = tree.t;
     out[i].tree_tri = tree.tri;
@@ -205,7 +239,8 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
     enum { BATCH = 1 << 18 }; /* rays per launch: keeps each launch short */
     ray_pair *d = NULL, *h = NULL;
     camera_basis basis;
-    trace_scene ts = make_trace_scene(t, s);
+    trace_scene ts;
+    trace_tri *d_tris = NULL;
     uint64_t total = part_first + part_count;
     if (camera_check(c, err, errlen)) return -1;
     camera_make_basis(c, s->lo, s->hi, &basis);
@@ -215,6 +250,7 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
         snprintf(err, errlen, "out of host memory");
         return -1;
     }
+    if (trace_scene_upload(t, s, &ts, &d_tris, err, errlen)) goto fail;
     CHECK(cudaMalloc(&d, BATCH * sizeof *d), "allocating validation buffers on the GPU");
     for (uint64_t first = part_first; first < total; first += BATCH) {
         uint64_t count = total - first < BATCH ? total - first : BATCH;
@@ -229,10 +265,12 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
         }
     }
     cudaFree(d);
+    cudaFree(d_tris);
     free(h);
     return 0;
 fail:
     cudaFree(d);
+    cudaFree(d_tris);
     free(h);
     return -1;
 }

@@ -19,6 +19,8 @@ extern "C" {
 #endif
 /* `lo`/`hi`: the scene bounds, which place the light. */
 void camera_make_basis(const camera *c, const float lo[3], const float hi[3], camera_basis *b);
+/* A host tree and its scene, to cast rays through on the CPU (no copy). */
+trace_scene trace_scene_of(const kdtree *t, const scene *s);
 #ifdef __cplusplus
 }
 #endif
@@ -62,25 +64,6 @@ static inline KD_HD uint64_t validation_pixel(uint64_t i, uint64_t n, uint32_t w
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return (z ^ (z >> 31)) % pixels;
-}
-
-/* Where the tree lives, for one pixel's rays. */
-typedef struct trace_scene {
-    const kdtree_node *nodes;
-    const uint32_t *refs;
-    const float *positions;
-    const uint32_t *triangles;
-    float lo[3], hi[3];
-} trace_scene;
-
-static inline KD_HD ray_hit trace_scene_ray(const trace_scene *ts, const ray *r)
-{
-    return kdtree_trace(ts->nodes, ts->refs, ts->lo, ts->hi, ts->positions, ts->triangles, r);
-}
-
-static inline KD_HD int trace_scene_occluded(const trace_scene *ts, const ray *r, float t_max)
-{
-    return kdtree_occluded(ts->nodes, ts->refs, ts->lo, ts->hi, ts->positions, ts->triangles, r, t_max);
 }
 
 /* How a pixel is shaded (render_options' part that the ray casters need). */
@@ -197,7 +180,7 @@ static inline KD_HD void occlusion_compare(const trace_scene *ts, uint32_t n_tri
                                            occlusion_check *c)
 {
     int brute = brute_force_occluded(ts->positions, ts->triangles, n_triangles, s, t_max);
-    if (trace_scene_occluded(ts, s, t_max) != brute && c->differ++ == 0) c->first_differ = c->rays;
+    if (kdtree_occluded(ts, s, t_max) != brute && c->differ++ == 0) c->first_differ = c->rays;
     c->rays++;
     c->occluded += (uint32_t)brute;
 }
@@ -231,7 +214,7 @@ static inline KD_HD uint32_t shade_pixel(const trace_scene *ts, const camera_bas
                                          int with_ao, uint32_t x, uint32_t y, uint8_t rgb[3])
 {
     ray r = camera_ray(b, x, y);
-    ray_hit h = trace_scene_ray(ts, &r);
+    ray_hit h = kdtree_trace(ts, &r);
     uint32_t count = sh->mode == SHADE_STEPS ? h.steps : h.tests;
     if (h.tri == RAY_NO_HIT) { /* background: a dim vertical gradient */
         float g = 0.10f + 0.12f * (float)y / (float)b->height;
@@ -248,14 +231,14 @@ static inline KD_HD uint32_t shade_pixel(const trace_scene *ts, const camera_bas
         uint64_t pixel = (uint64_t)y * b->width + x;
         for (uint32_t k = 0; k < sh->ao_rays; k++) {
             ray s = ao_ray(&sp, pixel, k);
-            open += !trace_scene_occluded(ts, &s, sh->ao_radius);
+            open += !kdtree_occluded(ts, &s, sh->ao_radius);
         }
         light = 0.10f + 0.90f * (float)open / (float)sh->ao_rays;
     }
     if (sh->shadows) {
         float dist;
         ray s = shadow_ray(&sp, b->light, &dist);
-        if (trace_scene_occluded(ts, &s, dist)) light = sh->mode == SHADE_AO ? 0.35f * light : 0.15f + 0.35f * cosine;
+        if (kdtree_occluded(ts, &s, dist)) light = sh->mode == SHADE_AO ? 0.35f * light : 0.15f + 0.35f * cosine;
     }
     rgb[0] = shade_quantize(0.92f * light);
     rgb[1] = shade_quantize(0.90f * light);

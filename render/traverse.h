@@ -4,6 +4,13 @@
  *
  * - Triangle test: watertight (Woop, Benthin & Wald 2013).  Brute force and
  *   the tree call the same function, so they agree on every triangle.
+ * - Leaves: a leaf's triangles are reference slots [first, first + count)
+ *   (trace_scene).  On the GPU each slot's triangle is read from `tris`, a
+ *   copy in slot order made once a render (gpu_render.cu): three 16-byte
+ *   loads one after the leaf, where refs -> triangles -> positions is a
+ *   chain of three dependent reads and thirteen loads.  The CPU reads the
+ *   chain (its caches hide it) and needs no copy.  Both read the same
+ *   vertices, so both give the same bits.
  * - Traversal: front-to-back with an explicit stack; a leaf records the
  *   closest hit among its triangles, and the walk stops when the best hit
  *   lies before the start of the next interval on the stack.  An occlusion
@@ -141,6 +148,49 @@ static inline KD_HD void triangle_vertices(const float *positions, const uint32_
     *v2 = positions + 3 * (size_t)triangles[3 * (size_t)tri + 2];
 }
 
+/* Slot k's triangle in the GPU's copy: its vertices, and its index in
+ * v0's fourth word (48 bytes, read as three 16-byte words). */
+typedef struct trace_tri {
+    float v0[3];
+    uint32_t tri;
+    float v1[4], v2[4];
+} trace_tri;
+
+/* What a ray is cast through: the tree (nodes, refs, its box) and the
+ * scene's triangles.  `tris`: the GPU's copy of the triangles in slot order
+ * (NULL on the CPU, which does not read it). */
+typedef struct trace_scene {
+    const kdtree_node *nodes;
+    const uint32_t *refs;
+    const float *positions;
+    const uint32_t *triangles;
+    float lo[3], hi[3];
+    const trace_tri *tris;
+} trace_scene;
+
+/* Slot k's triangle: its vertices into v0..v2; returns its index. */
+static inline KD_HD uint32_t leaf_triangle(const trace_scene *ts, uint32_t k, float v0[3], float v1[3], float v2[3])
+{
+#ifdef __CUDA_ARCH__
+    const float4 *p = (const float4 *)(const void *)(ts->tris + k);
+    float4 a = p[0], b = p[1], c = p[2];
+    v0[0] = a.x, v0[1] = a.y, v0[2] = a.z;
+    v1[0] = b.x, v1[1] = b.y, v1[2] = b.z;
+    v2[0] = c.x, v2[1] = c.y, v2[2] = c.z;
+    return __float_as_uint(a.w);
+#else
+    uint32_t tri = ts->refs[k];
+    const float *p0, *p1, *p2;
+    triangle_vertices(ts->positions, ts->triangles, tri, &p0, &p1, &p2);
+    for (int i = 0; i < 3; i++) {
+        v0[i] = p0[i];
+        v1[i] = p1[i];
+        v2[i] = p2[i];
+    }
+    return tri;
+#endif
+}
+
 typedef struct trace_item {
     uint32_t node;
     float t0, t1;
@@ -214,27 +264,23 @@ static inline KD_HD void trace_descend(const kdtree_node *nodes, const ray *r, c
 }
 
 /* Closest hit of the ray through the tree. */
-static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_t *refs, const float tree_lo[3],
-                                         const float tree_hi[3], const float *positions,
-                                         const uint32_t *triangles, const ray *r)
+static inline KD_HD ray_hit kdtree_trace(const trace_scene *ts, const ray *r)
 {
     ray_hit hit = {INFINITY, RAY_NO_HIT, 0, 0};
     float inv_d[3] = {1.0f / r->d[0], 1.0f / r->d[1], 1.0f / r->d[2]};
     float t0, t1;
-    if (!ray_box(r, inv_d, tree_lo, tree_hi, &t0, &t1)) return hit;
+    if (!ray_box(r, inv_d, ts->lo, ts->hi, &t0, &t1)) return hit;
     ray_shear shear = ray_make_shear(r);
     trace_item stack[TRAVERSE_STACK];
     int sp = 0;
     uint32_t node = 0;
     for (;;) {
         kdtree_node n;
-        trace_descend(nodes, r, inv_d, stack, &sp, node, &t0, &t1, &hit.steps, &n);
+        trace_descend(ts->nodes, r, inv_d, stack, &sp, node, &t0, &t1, &hit.steps, &n);
         uint32_t count = kdtree_count(n);
         for (uint32_t i = 0; i < count; i++) {
-            uint32_t tri = refs[n.first + i];
-            const float *v0, *v1, *v2;
-            triangle_vertices(positions, triangles, tri, &v0, &v1, &v2);
-            float t;
+            float v0[3], v1[3], v2[3], t;
+            uint32_t tri = leaf_triangle(ts, n.first + i, v0, v1, v2);
             hit.tests++;
             if (ray_triangle(r, &shear, v0, v1, v2, hit.t, &t)) {
                 hit.t = t;
@@ -258,13 +304,11 @@ static inline KD_HD ray_hit kdtree_trace(const kdtree_node *nodes, const uint32_
  * first triangle hit: no closest hit is searched for.  The triangle test
  * is the closest hit's, bounded by t_max, so the answer is brute force's
  * (brute_force_occluded). */
-static inline KD_HD int kdtree_occluded(const kdtree_node *nodes, const uint32_t *refs, const float tree_lo[3],
-                                        const float tree_hi[3], const float *positions, const uint32_t *triangles,
-                                        const ray *r, float t_max)
+static inline KD_HD int kdtree_occluded(const trace_scene *ts, const ray *r, float t_max)
 {
     float inv_d[3] = {1.0f / r->d[0], 1.0f / r->d[1], 1.0f / r->d[2]};
     float t0, t1, t_end = t_max * (1.0f + TRAVERSE_EPS);
-    if (!ray_box(r, inv_d, tree_lo, tree_hi, &t0, &t1) || t0 > t_end) return 0;
+    if (!ray_box(r, inv_d, ts->lo, ts->hi, &t0, &t1) || t0 > t_end) return 0;
     if (t1 > t_end) t1 = t_end;
     ray_shear shear = ray_make_shear(r);
     trace_item stack[TRAVERSE_STACK];
@@ -272,12 +316,11 @@ static inline KD_HD int kdtree_occluded(const kdtree_node *nodes, const uint32_t
     uint32_t node = 0, steps = 0;
     for (;;) {
         kdtree_node n;
-        trace_descend(nodes, r, inv_d, stack, &sp, node, &t0, &t1, &steps, &n);
+        trace_descend(ts->nodes, r, inv_d, stack, &sp, node, &t0, &t1, &steps, &n);
         uint32_t count = kdtree_count(n);
         for (uint32_t i = 0; i < count; i++) {
-            const float *v0, *v1, *v2;
-            float t;
-            triangle_vertices(positions, triangles, refs[n.first + i], &v0, &v1, &v2);
+            float v0[3], v1[3], v2[3], t;
+            leaf_triangle(ts, n.first + i, v0, v1, v2);
             if (ray_triangle(r, &shear, v0, v1, v2, t_max, &t)) return 1;
         }
         if (sp == 0) return 0;

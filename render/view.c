@@ -52,22 +52,14 @@ static uint32_t trace_kdtree(void *ctx, const float o[3], const float d[3], floa
     ray r;
     memcpy(r.o, o, sizeof r.o);
     memcpy(r.d, d, sizeof r.d);
-    ray_hit h = trace_scene_ray(ctx, &r);
+    ray_hit h = kdtree_trace(ctx, &r);
     *t = h.t;
     return h.tri;
 }
 
-static trace_scene kdtree_trace_scene(const kdtree *t, const scene *s)
-{
-    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}};
-    memcpy(ts.lo, t->lo, sizeof ts.lo);
-    memcpy(ts.hi, t->hi, sizeof ts.hi);
-    return ts;
-}
-
 void camera_view_score(const kdtree *t, const scene *s, const camera *c, view_score *out)
 {
-    trace_scene ts = kdtree_trace_scene(t, s);
+    trace_scene ts = trace_scene_of(t, s);
     camera_view_score_with(trace_kdtree, &ts, s, c, out);
 }
 
@@ -139,7 +131,7 @@ static const char *candidate(const scene *s, int k, camera *c)
 
 const char *camera_choose_view(const kdtree *t, const scene *s, camera *c)
 {
-    trace_scene ts = kdtree_trace_scene(t, s);
+    trace_scene ts = trace_scene_of(t, s);
     return camera_choose_view_with(trace_kdtree, &ts, s, c);
 }
 
@@ -203,7 +195,7 @@ static uint32_t light_sees(view_tracer trace, void *ctx, const float p[3])
 
 int light_choose(const kdtree *t, const scene *s, float light[3])
 {
-    trace_scene ts = kdtree_trace_scene(t, s);
+    trace_scene ts = trace_scene_of(t, s);
     return light_choose_with(trace_kdtree, &ts, s, light);
 }
 

@@ -56,14 +56,12 @@ static agreement compare_scene(const scene *s, enum RTCBuildQuality quality)
 
     camera_basis basis;
     camera_make_basis(&cam, s->lo, s->hi, &basis);
-    trace_scene ts = {t.nodes, t.refs, s->positions, s->triangles, {0}, {0}};
-    memcpy(ts.lo, t.lo, sizeof ts.lo);
-    memcpy(ts.hi, t.hi, sizeof ts.hi);
+    trace_scene ts = trace_scene_of(&t, s);
     uint64_t hits_seen = 0;
     for (uint32_t y = 0; y < HEIGHT; y++)
         for (uint32_t x = 0; x < WIDTH; x++) {
             ray r = camera_ray(&basis, x, y);
-            ray_hit h = trace_scene_ray(&ts, &r);
+            ray_hit h = kdtree_trace(&ts, &r);
             size_t i = (size_t)y * WIDTH + x;
             a.tree_hits += h.tri != RAY_NO_HIT;
             hits_seen += tri[i] != RAY_NO_HIT;

@@ -109,14 +109,12 @@ static void expect_source_hits(const kdtree *t, const scene *norm, const scene *
     small.width = 48;
     small.height = 27;
     camera_make_basis(&small, norm->lo, norm->hi, &b);
-    trace_scene ts = {t->nodes, t->refs, norm->positions, norm->triangles, {0}, {0}};
-    memcpy(ts.lo, t->lo, sizeof ts.lo);
-    memcpy(ts.hi, t->hi, sizeof ts.hi);
+    trace_scene ts = trace_scene_of(t, norm);
     int rays = 0, hits = 0, disagree = 0;
     for (uint32_t y = 0; y < small.height; y++)
         for (uint32_t x = 0; x < small.width; x++) {
             ray r = camera_ray(&b, x, y);
-            ray_hit h = trace_scene_ray(&ts, &r);
+            ray_hit h = kdtree_trace(&ts, &r);
             double o[3], d[3];
             for (int a = 0; a < 3; a++) {
                 o[a] = ldexp(r.o[a], -norm->scale_log2);
@@ -257,10 +255,8 @@ Test(extreme, coincident_triangles_share_one_leaf)
     expect_view_validates(&t, &s, &c, 200);
     /* Straight at the copies: the first of them (brute force's rule) at y = 1.5. */
     ray r = {{0.0f, 1.5f, -10.0f}, {0.0f, 0.0f, 1.0f}};
-    trace_scene ts = {t.nodes, t.refs, s.positions, s.triangles, {0}, {0}};
-    memcpy(ts.lo, t.lo, sizeof ts.lo);
-    memcpy(ts.hi, t.hi, sizeof ts.hi);
-    ray_hit h = trace_scene_ray(&ts, &r), b = brute_force_trace(s.positions, s.triangles, s.n_triangles, &r);
+    trace_scene ts = trace_scene_of(&t, &s);
+    ray_hit h = kdtree_trace(&ts, &r), b = brute_force_trace(s.positions, s.triangles, s.n_triangles, &r);
     cr_expect(h.tri >= 248 && h.tri != RAY_NO_HIT, "hit triangle %u", h.tri);
     cr_expect_float_eq(h.t, 10.125f, 1e-5f, "hit at %g", h.t); /* the plane z = 0.125 (y - 1) */
     cr_expect_eq(h.tri, b.tri);

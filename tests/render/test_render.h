@@ -131,7 +131,8 @@ static inline kdtree build_tree(const scene *s)
 
 static inline ray_hit trace_tree(const kdtree *t, const scene *s, const ray *r)
 {
-    return kdtree_trace(t->nodes, t->refs, t->lo, t->hi, s->positions, s->triangles, r);
+    trace_scene ts = trace_scene_of(t, s);
+    return kdtree_trace(&ts, r);
 }
 
 /* A camera that shows the whole scene from outside. */

@@ -31,12 +31,13 @@ static float random_query(rng *g, const scene *s, ray *r)
 static void expect_queries_agree(const scene *s, uint32_t n_queries, uint64_t seed)
 {
     kdtree t = build_tree(s);
+    trace_scene ts = trace_scene_of(&t, s);
     rng g = {seed};
     uint32_t occluded = 0;
     for (uint32_t i = 0; i < n_queries; i++) {
         ray r;
         float t_max = random_query(&g, s, &r);
-        int tree = kdtree_occluded(t.nodes, t.refs, t.lo, t.hi, s->positions, s->triangles, &r, t_max);
+        int tree = kdtree_occluded(&ts, &r, t_max);
         int brute = brute_force_occluded(s->positions, s->triangles, s->n_triangles, &r, t_max);
         cr_assert_eq(tree, brute, "query %u (t_max %g): tree %d, brute force %d", i, (double)t_max, tree, brute);
         ray_hit closest = trace_tree(&t, s, &r);
