@@ -305,9 +305,10 @@ static int report_validation(FILE *info, const render_request *rq, const validat
 }
 
 /* How long one frame took, and the ray rate (0 when too fast to time);
- * first_ms: the first frame (on the GPU its warm-up), what the first
- * image waits for after the build; on the GPU, the primary pass apart
- * (gpu_render_stats), NAN on the CPU. */
+ * first_ms: the first frame (on the GPU its warm-up, with the copy of the
+ * triangles the leaves read), what the first image waits for after the
+ * build; on the GPU, the primary pass apart (gpu_render_stats), NAN on the
+ * CPU. */
 typedef struct frame_timing {
     double ms, mrays_per_s, first_ms;
     double primary_ms, secondary_ms;

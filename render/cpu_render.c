@@ -17,14 +17,6 @@ static int cpu_threads(void)
     return n < 1 ? 1 : (n > 256 ? 256 : (int)n);
 }
 
-trace_scene trace_scene_of(const kdtree *t, const scene *s)
-{
-    trace_scene ts = {t->nodes, t->refs, s->positions, s->triangles, {0}, {0}, NULL};
-    memcpy(ts.lo, t->lo, sizeof ts.lo);
-    memcpy(ts.hi, t->hi, sizeof ts.hi);
-    return ts;
-}
-
 /* Runs job(arg, worker, n_workers) on every core and waits. */
 static void run_parallel(void *(*job)(void *), void *args, size_t arg_size, int n)
 {

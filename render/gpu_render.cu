@@ -8,26 +8,35 @@
 #include "gpu_render.h"
 #include "shade.h"
 
+static_assert(sizeof(trace_tri) == 48 && alignof(trace_tri) == 16, "a slot's triangle is three 16-byte words");
+
 /* tris[k] = slot k's triangle, its vertices and index (trace_tri): the
- * copy the leaf loop reads (traverse.h).  One thread a slot. */
+ * copy the leaf loop reads (traverse.h).  One thread a slot.  A GPU-built
+ * tree's refs hold gaps between leaves (gpu_build.h) whose words are
+ * whatever the memory held: a slot naming no triangle is written as zeros,
+ * never read. */
 __global__ void gather_trace_tris(const uint32_t *refs, uint32_t n_refs, const float *positions,
-                                  const uint32_t *triangles, trace_tri *tris)
+                                  const uint32_t *triangles, uint32_t n_triangles, trace_tri *tris)
 {
     uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n_refs) return;
     uint32_t tri = refs[k];
+    float4 *out = (float4 *)(void *)(tris + k);
+    if (tri >= n_triangles) {
+        out[0] = out[1] = out[2] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        return;
+    }
     const float *v0, *v1, *v2;
     triangle_vertices(positions, triangles, tri, &v0, &v1, &v2);
-    float4 *out = (float4 *)(void *)(tris + k);
     out[0] = make_float4(v0[0], v0[1], v0[2], __uint_as_float(tri));
     out[1] = make_float4(v1[0], v1[1], v1[2], 0.0f);
     out[2] = make_float4(v2[0], v2[1], v2[2], 0.0f);
 }
 
 /* The trace_scene of a device tree, with its copy of the triangles made in
- * *tris (48 bytes a reference; the caller frees it, NULL for a tree without
- * references).  -1 on a CUDA error (in err). */
-static int trace_scene_upload(const gpu_tree *t, const gpu_scene *s, trace_scene *ts, trace_tri **tris, char *err,
+ * *tris (48 bytes a reference slot, gaps included; the caller frees it, NULL
+ * for a tree without slots).  -1 on a CUDA error (in err). */
+static int trace_scene_make(const gpu_tree *t, const gpu_scene *s, trace_scene *ts, trace_tri **tris, char *err,
                               size_t errlen)
 {
     *tris = NULL;
@@ -39,7 +48,8 @@ static int trace_scene_upload(const gpu_tree *t, const gpu_scene *s, trace_scene
     memcpy(ts->hi, t->hi, sizeof ts->hi);
     if (t->n_refs) {
         CHECK(cudaMalloc(tris, (size_t)t->n_refs * sizeof **tris), "allocating the triangles' copy on the GPU");
-        gather_trace_tris<<<(t->n_refs + 255) / 256, 256>>>(t->refs, t->n_refs, s->positions, s->triangles, *tris);
+        gather_trace_tris<<<(unsigned)(((uint64_t)t->n_refs + 255) / 256), 256>>>(t->refs, t->n_refs, s->positions,
+                                                                                  s->triangles, s->n_triangles, *tris);
         CHECK(cudaGetLastError(), "launching the triangles' copy");
     }
     ts->tris = *tris;
@@ -157,7 +167,7 @@ extern "C" int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_op
     CHECK(cudaEventCreate(&e0), "cudaEventCreate");
     CHECK(cudaEventCreate(&e1), "cudaEventCreate");
     CHECK(cudaEventRecord(e0), "cudaEventRecord");
-    if (trace_scene_upload(t, s, &ts, &d_tris, err, errlen)) goto fail; /* part of the first image's time */
+    if (trace_scene_make(t, s, &ts, &d_tris, err, errlen)) goto fail; /* part of the first image's time */
     launch_render(grid, block, ts, basis, sh, d_rgb, d_counts); /* warm-up, timed as the first image's frame */
     CHECK(cudaGetLastError(), "launching the render kernel");
     CHECK(cudaEventRecord(e1), "cudaEventRecord");
@@ -250,7 +260,7 @@ extern "C" int validate_camera_rays_gpu_part(const gpu_tree *t, const gpu_scene 
         snprintf(err, errlen, "out of host memory");
         return -1;
     }
-    if (trace_scene_upload(t, s, &ts, &d_tris, err, errlen)) goto fail;
+    if (trace_scene_make(t, s, &ts, &d_tris, err, errlen)) goto fail;
     CHECK(cudaMalloc(&d, BATCH * sizeof *d), "allocating validation buffers on the GPU");
     for (uint64_t first = part_first; first < total; first += BATCH) {
         uint64_t count = total - first < BATCH ? total - first : BATCH;

@@ -14,7 +14,8 @@ extern "C" {
 
 typedef struct gpu_render_stats {
     double ms_median, ms_min, ms_max; /* one frame, over the timed frames */
-    double ms_first;                  /* the first frame (the warm-up): what a first image waits for */
+    double ms_first;                  /* the first frame (the warm-up) with the copy of the triangles the
+                                       * leaves read (traverse.h): what a first image waits for */
     uint32_t frames;
     double mrays_per_s;               /* render_rays_per_pixel's rays, median frame */
     /* The primary pass apart: the median of as many frames of camera rays
@@ -26,9 +27,11 @@ typedef struct gpu_render_stats {
 } gpu_render_stats;
 
 /* Renders `frames` timed frames after a warm-up and copies the last one to
- * `out`; with secondary rays, also `frames` frames of the camera rays
- * alone (ms_primary).  Returns 0, or -1 (bad camera, out of memory, CUDA
- * error). */
+ * `out`; with secondary rays, also `frames` frames of the camera rays alone
+ * (ms_primary).  Besides the image it takes 48 bytes of device memory a
+ * slot of the tree's references (the copy of the triangles the leaves
+ * read), as the validation does for each part.  Returns 0, or -1 (bad
+ * camera, out of memory, CUDA error). */
 int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt, uint32_t frames, image *out,
                gpu_render_stats *st, char *err, size_t errlen);
 

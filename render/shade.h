@@ -19,8 +19,6 @@ extern "C" {
 #endif
 /* `lo`/`hi`: the scene bounds, which place the light. */
 void camera_make_basis(const camera *c, const float lo[3], const float hi[3], camera_basis *b);
-/* A host tree and its scene, to cast rays through on the CPU (no copy). */
-trace_scene trace_scene_of(const kdtree *t, const scene *s);
 #ifdef __cplusplus
 }
 #endif

@@ -1,12 +1,14 @@
-/* traverse.h - ray casting through a k-d tree, shared verbatim by the CPU
- * and GPU ray casters (compiled as C on the host and as CUDA on the device,
- * with no FMA contraction on either side, so both give the same bits).
+/* traverse.h - ray casting through a k-d tree, shared by the CPU and GPU
+ * ray casters (compiled as C on the host and as CUDA on the device, with no
+ * FMA contraction on either side, so both give the same bits; only where
+ * they read a node pair and a leaf's triangles do the two differ).
  *
  * - Triangle test: watertight (Woop, Benthin & Wald 2013).  Brute force and
  *   the tree call the same function, so they agree on every triangle.
  * - Leaves: a leaf's triangles are reference slots [first, first + count)
  *   (trace_scene).  On the GPU each slot's triangle is read from `tris`, a
- *   copy in slot order made once a render (gpu_render.cu): three 16-byte
+ *   copy in slot order made before a render or a validation (gpu_render.cu,
+ *   48 bytes a slot, a GPU tree's gaps between leaves included): three 16-byte
  *   loads one after the leaf, where refs -> triangles -> positions is a
  *   chain of three dependent reads and thirteen loads.  The CPU reads the
  *   chain (its caches hide it) and needs no copy.  Both read the same
@@ -151,7 +153,7 @@ static inline KD_HD void triangle_vertices(const float *positions, const uint32_
 /* Slot k's triangle in the GPU's copy: its vertices, and its index in
  * v0's fourth word (48 bytes, read as three 16-byte words). */
 typedef struct trace_tri {
-    float v0[3];
+    KDTREE_ALIGN(16) float v0[3];
     uint32_t tri;
     float v1[4], v2[4];
 } trace_tri;
@@ -168,15 +170,37 @@ typedef struct trace_scene {
     const trace_tri *tris;
 } trace_scene;
 
+/* A host tree and its scene, to cast rays through on the CPU. */
+static inline trace_scene trace_scene_of(const kdtree *t, const scene *s)
+{
+    trace_scene ts;
+    ts.nodes = t->nodes;
+    ts.refs = t->refs;
+    ts.positions = s->positions;
+    ts.triangles = s->triangles;
+    ts.tris = NULL;
+    for (int a = 0; a < 3; a++) {
+        ts.lo[a] = t->lo[a];
+        ts.hi[a] = t->hi[a];
+    }
+    return ts;
+}
+
 /* Slot k's triangle: its vertices into v0..v2; returns its index. */
 static inline KD_HD uint32_t leaf_triangle(const trace_scene *ts, uint32_t k, float v0[3], float v1[3], float v2[3])
 {
 #ifdef __CUDA_ARCH__
     const float4 *p = (const float4 *)(const void *)(ts->tris + k);
     float4 a = p[0], b = p[1], c = p[2];
-    v0[0] = a.x, v0[1] = a.y, v0[2] = a.z;
-    v1[0] = b.x, v1[1] = b.y, v1[2] = b.z;
-    v2[0] = c.x, v2[1] = c.y, v2[2] = c.z;
+    v0[0] = a.x;
+    v0[1] = a.y;
+    v0[2] = a.z;
+    v1[0] = b.x;
+    v1[1] = b.y;
+    v1[2] = b.z;
+    v2[0] = c.x;
+    v2[1] = c.y;
+    v2[2] = c.z;
     return __float_as_uint(a.w);
 #else
     uint32_t tri = ts->refs[k];

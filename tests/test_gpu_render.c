@@ -244,3 +244,57 @@ Test(gpu_render, upload_refuses_a_pair_at_an_even_index)
     kdtree_free(&t);
     scene_free(&s);
 }
+
+/* A GPU-built tree's reference array may hold gaps between leaves, whose
+ * words are whatever the memory held (gpu_build.h).  The CPU tree with
+ * words naming no triangle before every leaf renders as the tree without
+ * them, byte for byte, and validates (memcheck, run on this test by
+ * bench/device_checks.sh, sees any read through a gap). */
+Test(gpu_render, gaps_between_leaves_are_never_read, .timeout = 120)
+{
+    require_gpu();
+    scene s;
+    load_shared("teapot.obj.gz", &s);
+    kdtree t;
+    cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0, "%s", err);
+    const uint32_t gap[3] = {0xffffffffu, s.n_triangles, 0x7fffffffu};
+    uint32_t leaves = 0;
+    for (uint32_t i = 0; i < t.n_nodes; i++) leaves += kdtree_is_leaf(t.nodes[i]);
+    kdtree gapped = t;
+    gapped.n_refs = t.n_refs + 3 * leaves;
+    gapped.nodes = malloc((size_t)t.n_nodes * sizeof *gapped.nodes);
+    gapped.refs = malloc((size_t)gapped.n_refs * sizeof *gapped.refs);
+    cr_assert(gapped.nodes && gapped.refs);
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < t.n_nodes; i++) {
+        gapped.nodes[i] = t.nodes[i];
+        if (!kdtree_is_leaf(t.nodes[i])) continue;
+        for (int k = 0; k < 3; k++) gapped.refs[at++] = gap[k];
+        uint32_t count = kdtree_count(t.nodes[i]);
+        memcpy(gapped.refs + at, t.refs + t.nodes[i].first, count * sizeof *t.refs);
+        gapped.nodes[i] = kdtree_make_leaf(at, count);
+        at += count;
+    }
+    cr_assert_leq(at, gapped.n_refs);
+    gpu_scene g;
+    gpu_tree gt;
+    cr_assert_eq(gpu_scene_upload(&s, &g, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gpu_tree_upload(&gapped, &gt, err, sizeof err), 0, "%s", err);
+    render_options o = options_for(&s, SHADE_AO, 1);
+    image cpu, gpu;
+    gpu_render_stats st;
+    cr_assert_eq(render_cpu(&t, &s, &o, &cpu, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(render_gpu(&gt, &g, &o, 1, &gpu, &st, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(differing_bytes(&cpu, &gpu), 0, "the tree with gaps renders otherwise");
+    validation v;
+    cr_assert_eq(validate_camera_rays_gpu(&gt, &g, &o, 2000, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(v.mismatches, 0, "%s", v.first);
+    cr_assert_eq(v.occlusion_mismatches, 0, "%s", v.first);
+    image_free(&cpu);
+    image_free(&gpu);
+    gpu_tree_free(&gt);
+    gpu_scene_free(&g);
+    kdtree_free(&gapped);
+    kdtree_free(&t);
+    scene_free(&s);
+}

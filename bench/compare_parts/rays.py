@@ -78,7 +78,7 @@ def write_rays(args, rows):
               "toward the light); with ao 4 occlusion rays a hit out to 0.1 of the scene's diagonal, in one kernel "
               "with the camera rays.  Shadow and ao Mrays/s: the secondary rays of every pixel, hit or not, over "
               "what they add to the frame (the frame's median less that of the camera rays alone, `secondary_ms`). "
-              "The last column: the build and the first frame, what a first image waits for.  -: not measured, or "
+              "The last column: the build and the first frame (on the GPU with the copy of the triangles its leaves read), what a first image waits for.  -: not measured, or "
               "failed (rays_scenes.csv says why)."]
     write_lines(os.path.join(args.out, "rays_scenes.md"), lines)
     log("wrote rays_scenes.csv and rays_scenes.md")

@@ -177,3 +177,42 @@ Test(ray_triangle, watertight_at_a_shared_vertex_and_spokes)
                  vertex_leaks);
     cr_expect_eq(spoke_leaks, 0, "%d of 10000 rays aimed at a spoke of a closed fan hit none of it", spoke_leaks);
 }
+
+/* The published test swaps the sheared x and y where the ray runs down its
+ * main axis, to keep the triangles' winding; ray_triangle does not, since a
+ * swap only negates u, v, w, the determinant and the distance, exactly.
+ * Oracle: the test with the axes and shears swapped, on random rays and on
+ * rays aimed at dyadic vertices and edge points (where the double-precision
+ * fallback runs) gives the same answer and the same bits of t. */
+Test(ray_triangle, swapping_the_sheared_axes_changes_no_answer)
+{
+    rng g = {3};
+    int hits = 0, edge_cases = 0;
+    for (int i = 0; i < 200000; i++) {
+        float v[3][3], o[3], d[3];
+        for (int k = 0; k < 3; k++)
+            for (int a = 0; a < 3; a++) v[k][a] = rng_dyadic(&g, -4, 4);
+        for (int a = 0; a < 3; a++) o[a] = rng_dyadic(&g, -8, 8);
+        if (i % 2) { /* at a vertex or an edge's midpoint: exact in float */
+            int k = (int)rng_below(&g, 3), m = (int)rng_below(&g, 2);
+            for (int a = 0; a < 3; a++) d[a] = (m ? 0.5f * (v[k][a] + v[(k + 1) % 3][a]) : v[k][a]) - o[a];
+            edge_cases++;
+        } else {
+            rng_direction(&g, d);
+        }
+        if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f) continue;
+        ray r = {{o[0], o[1], o[2]}, {d[0], d[1], d[2]}};
+        ray_shear s = ray_make_shear(&r), swapped = s;
+        swapped.sx = s.sy;
+        swapped.sy = s.sx;
+        int kx = (s.kz + 1) % 3, ky = (s.kz + 2) % 3;
+        float t_max = i % 3 ? INFINITY : rng_range(&g, 0.5f, 3.0f), t = NAN, t_swapped = NAN;
+        int hit = ray_triangle(&r, &s, v[0], v[1], v[2], t_max, &t);
+        int hit_swapped = ray_triangle_axes(&r, &swapped, v[0], v[1], v[2], t_max, &t_swapped, ky, kx, s.kz);
+        cr_assert_eq(hit, hit_swapped, "case %d: hit %d, with the axes swapped %d", i, hit, hit_swapped);
+        if (hit) cr_assert_eq(memcmp(&t, &t_swapped, sizeof t), 0, "case %d: t %a, swapped %a", i, t, t_swapped);
+        hits += hit;
+    }
+    cr_expect_gt(hits, 10000, "too few hits (%d) to compare distances", hits);
+    cr_expect_gt(edge_cases, 90000);
+}
