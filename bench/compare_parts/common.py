@@ -14,7 +14,7 @@ EXTRA_SCATTERALLOC_PAGES = (8192, 16384)  # the main build has ScatterAlloc with
 # The second line of `kdalloc --version`.
 NOT_MEASURED = "not measured"
 VERSION_LINE = re.compile(r"allocator: (.+) \((\w+)(?:, the default)?; frees single blocks: (yes|no); "
-                          r"grows its pool: (?:yes|no); k-d tree builds: (yes|no)\)$")
+                          r"grows its pool: (yes|no); k-d tree builds: (yes|no)\)$")
 
 
 def log(msg):
@@ -31,6 +31,7 @@ class Variant:
     allocbench: str
     frees: bool      # frees single blocks; those that cannot are never "the fastest" (as in the paper)
     builds: bool     # builds k-d trees (FDGMalloc cannot free single arrays)
+    grows: bool = None  # its pool can grow (None: a variants.json written before this was recorded)
 
 
 class Runs:
@@ -160,7 +161,8 @@ def describe(key, allocator, kdalloc, allocbench):
     m = VERSION_LINE.match(lines[1]) if len(lines) > 1 else None
     if not m or m.group(2) != allocator:
         sys.exit("bench/compare: '%s --version' does not describe allocator %s" % (kdalloc, allocator))
-    return Variant(key, allocator, m.group(1), kdalloc, allocbench, m.group(3) == "yes", m.group(4) == "yes")
+    return Variant(key, allocator, m.group(1), kdalloc, allocbench, m.group(3) == "yes", m.group(5) == "yes",
+                   m.group(4) == "yes")
 
 
 def load_variants(build):

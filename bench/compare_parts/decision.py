@@ -5,7 +5,8 @@ Columns and where they come from (a results folder's files; nothing is measured 
   serves freed memory again  reuse.csv: the lowest share of the freed bytes served again at the same size,
                              over every size and K (yes from 0.99 on)
   grows its pool             pool_auto.csv: a growable start (allocators that cannot grow build on the fixed
-                             200x pool there, with no start)
+                             200x pool there, with no start); for one that builds no tree, variants.json
+                             (`kdalloc --version`)
   builds                     ds_table3.csv: build time over AtomicMalloc's, lowest to highest over the shared
                              scenes (the procedural 10M-triangle scene left out)
   survey                     survey_live_warp.csv (100,000 warps x 1 KiB and x 8 KiB) and survey_live_thread.csv
@@ -55,11 +56,11 @@ def _serves_again(reuse, name):
     return "yes" if low >= 0.99 else ("no" if low == 0 else "in part (%.2f)" % low)
 
 
-def _grows(pool, name):
-    starts = [_float(r, "start_mib") for r in pool if r["allocator"] == name]
+def _grows(pool, v):
+    starts = [_float(r, "start_mib") for r in pool if r["allocator"] == v["name"]]
     starts = [s for s in starts if s is not None]
     if not starts:
-        return "-"
+        return "-" if v.get("grows") is None else ("yes" if v["grows"] else "no")
     return "yes" if max(starts) > 0 else "no"
 
 
@@ -121,12 +122,12 @@ def write_decision(out):
             continue
         name = v["name"]
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            name, "yes" if v["frees"] else "no", _serves_again(reuse, name), _grows(pool, name), _builds(ds, name),
+            name, "yes" if v["frees"] else "no", _serves_again(reuse, name), _grows(pool, v), _builds(ds, name),
             _survey(warp, thread, name), _list(lists, name), USE_WHEN.get(v["key"], "")))
     lines += ["", "Serves freed memory again: the reuse test's lowest share of the freed bytes served again at the "
               "same size (blocks kept live around them).  Builds: `kdalloc build --gpu --pool-factor 200` (a pool "
               "of 200 x the root array, the scene's triangle indices) over AtomicMalloc's time, the range over the "
-              "shared scenes.  Survey: 100,000 warps x 1 KiB and x 8 KiB, 10^6 threads x 64 B, every block live "
+              "nine OBJ scenes of the headline table (the 10M spheres apart: that table has them).  Survey: 100,000 warps x 1 KiB and x 8 KiB, 10^6 threads x 64 B, every block live "
               "until a second kernel frees it.  List workload: examples/list_workload's GPU program, 4 GiB pool; "
               "NULL: the share of requests answered NULL.  -: not measured, or cut after the survey's time limit "
               "(survey_tables.md says which).  Each column comes from its table below."]

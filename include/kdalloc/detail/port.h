@@ -132,7 +132,18 @@ KDA_FN uint32_t kda_active_lanes(void) { return __activemask(); }
 KDA_FN uint32_t kda_group_in(uint32_t lanes, uint32_t key) { return __match_any_sync(lanes, key); }
 KDA_FN uint32_t kda_group_leader(uint32_t lanes) { return (uint32_t)__ffs(lanes) - 1; }
 KDA_FN uint32_t kda_group_bcast32(uint32_t lanes, uint32_t v, uint32_t src) { return __shfl_sync(lanes, v, (int)src); }
-KDA_FN uint32_t kda_group_or(uint32_t lanes, uint32_t v) { return __reduce_or_sync(lanes, v); }
+/* The OR of `v` over `lanes`: one redux instruction from sm_80 on; before it
+ * (Turing, sm_75) a shuffle from each lane in turn. */
+KDA_FN uint32_t kda_group_or(uint32_t lanes, uint32_t v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_or_sync(lanes, v);
+#else
+    uint32_t all = 0;
+    for (uint32_t m = lanes; m; m &= m - 1) all |= __shfl_sync(lanes, v, __ffs((int)m) - 1);
+    return all;
+#endif
+}
 KDA_FN void kda_group_sync(uint32_t lanes) { __syncwarp(lanes); }
 KDA_FN void *kda_sys_malloc(uint64_t size) { return malloc(size); }
 KDA_FN void kda_sys_free(void *p) { free(p); }
