@@ -72,8 +72,8 @@ PAPER_TABLE5 = [("CudaMalloc", "+ + 0 0 -"), ("AtomicMalloc*", "+ + + + +"), ("C
 TABLE5_LEGEND = """\
 n/a: a run failed or its data is missing.  ! some requests of that test returned no memory (the
 failures column of its CSV); their time is in the measurement.  * cannot free single blocks.  §: graded
-by the AD test (no k-d tree builds).  Each verdict is followed by the number it grades; the rules:
-table5.md."""
+by the AD test (Figure 3a: every warp allocates once and frees, 4 B to 128 KiB; no k-d tree builds).
+Each verdict is followed by the number it grades; the rules: table5.md."""
 
 TABLE5_RULES = """\
 # The rules of the verdicts
