@@ -11,6 +11,8 @@ Columns and where they come from (a results folder's files; nothing is measured 
                              scenes (the procedural 10M-triangle scene left out)
   survey                     survey_live_warp.csv (100,000 warps x 1 KiB and x 8 KiB) and survey_live_thread.csv
                              (10^6 threads x 64 B): malloc + free in ms
+  fills before NULL          survey_exhaustion.csv: the share of the pool handed out before a warp's first
+                             NULL, 1 KiB requests / mixed sizes (AWMalloc wraps over live blocks instead)
   list workload              list.csv at 100,000 threads: the time, and the requests answered NULL
   use it when                USE_WHEN below, by hand: what the numbers mean for a user
 """
@@ -89,6 +91,18 @@ def _survey(warp, thread, name):
     return " / ".join(cell(c, "%.3f") for c in cells)
 
 
+def _fills(rows, name):
+    def share(size):
+        for r in rows:
+            if r["allocator"] == name and r["size"] == size:
+                v = _float(r, "share")
+                if v is None:
+                    return "-"
+                return "wraps" if v > 1.0 else "%.0f%%" % (100.0 * v)
+        return "-"
+    return "%s / %s" % (share("1024"), share("0"))
+
+
 def _list(rows, name):
     for r in rows:
         if r["allocator"] == name and r["threads"] == "100000":
@@ -114,22 +128,26 @@ def write_decision(out):
     warp = read_csv(os.path.join(out, "survey_live_warp.csv"))
     thread = read_csv(os.path.join(out, "survey_live_thread.csv"))
     lists = read_csv(os.path.join(out, "list.csv"))
+    exhaustion = read_csv(os.path.join(out, "survey_exhaustion.csv"))
     lines = ["| allocator | frees single blocks | serves freed memory again | grows its pool | builds, x AtomicMalloc "
-             "| survey malloc+free [ms]: 1 KiB / 8 KiB / 64 B | list workload, 100,000 threads | use it when |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| survey malloc+free [ms]: 1 KiB / 8 KiB / 64 B | fills the pool before NULL: 1 KiB / mixed "
+             "| list workload, 100,000 threads | use it when |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for v in variants:
         if v["key"].endswith(ORIG_SUFFIX):  # the authors' code: measured in the orig part alone
             continue
         name = v["name"]
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             name, "yes" if v["frees"] else "no", _serves_again(reuse, name), _grows(pool, v), _builds(ds, name),
-            _survey(warp, thread, name), _list(lists, name), USE_WHEN.get(v["key"], "")))
+            _survey(warp, thread, name), _fills(exhaustion, name), _list(lists, name), USE_WHEN.get(v["key"], "")))
     lines += ["", "Serves freed memory again: the reuse test's lowest share of the freed bytes served again at the "
               "same size (blocks kept live around them).  Builds: `kdalloc build --gpu --pool-factor 200` (a pool "
               "of 200 x the root array, the scene's triangle indices) over AtomicMalloc's time, the range over the "
               "nine OBJ scenes of the headline table (the 10M spheres apart: that table has them).  Survey: 100,000 warps x 1 KiB and x 8 KiB, 10^6 threads x 64 B, every block live "
-              "until a second kernel frees it.  List workload: examples/list_workload's GPU program, 4 GiB pool; "
-              "NULL: the share of requests answered NULL.  -: not measured, or cut after the survey's time limit "
-              "(survey_tables.md says which).  Each column comes from its table below."]
+              "until a second kernel frees it.  Fills: the exhaustion test's share of the pool handed out before a "
+              "warp's first NULL, with 1 KiB requests and with mixed sizes of 16 B-4 KiB (wraps: AWMalloc hands out "
+              "live blocks again instead).  List workload: examples/list_workload's GPU program, 4 GiB pool; "
+              "NULL: the share of requests answered NULL.  -: not measured, failed, or cut after the survey's time "
+              "limit (survey_tables.md says which).  Each column comes from its table below."]
     write_lines(os.path.join(out, "decision.md"), lines)
     log("wrote decision.md")
