@@ -11,8 +11,9 @@ Columns and where they come from (a results folder's files; nothing is measured 
                              scenes (the procedural 10M-triangle scene left out)
   survey                     survey_live_warp.csv (100,000 warps x 1 KiB and x 8 KiB) and survey_live_thread.csv
                              (10^6 threads x 64 B): malloc + free in ms
-  fills before NULL          survey_exhaustion.csv: the share of the pool handed out before a warp's first
-                             NULL, 1 KiB requests / mixed sizes (AWMalloc wraps over live blocks instead)
+  fills before NULL          survey_exhaustion.csv: the bytes handed out, over the pool, when each warp has
+                             allocated until its own first NULL; 1 KiB requests / mixed sizes (AWMalloc wraps
+                             over live blocks instead)
   list workload              list.csv at 100,000 threads: the time, and the requests answered NULL
   use it when                USE_WHEN below, by hand: what the numbers mean for a user
 """
@@ -30,14 +31,14 @@ USE_WHEN = {
     "cmmalloc": "reproducing the paper (CMalloc, a list per SM)",
     "cfmmalloc": "reproducing the paper (fused, a list per SM)",
     "cudamalloc": "a baseline: CUDA's own device malloc",
-    "scatteralloc": "small blocks served again, pages of 4 KiB",
+    "scatteralloc": "many small blocks of a few sizes, pages of 4 KiB",
     "scatteralloc8192": "ScatterAlloc with 8 KiB pages",
-    "scatteralloc16384": "a general workload of blocks up to a page that must be served again",
-    "halloc": "a published peer that serves freed memory again; slow at scale",
+    "scatteralloc16384": "a general workload of blocks up to a page",
+    "halloc": "a published peer with size classes on slabs; slow at scale",
     "fdgmalloc": "freeing a warp's blocks all at once: it frees nothing singly",
     "countedbump": "builds and workloads whose blocks die together: fastest that frees, but a chunk with one "
                    "live block is not served again",
-    "slabbump": "a general workload: freed blocks served again at their size, no NULL with a pool mostly free",
+    "slabbump": "a general workload: freed blocks served again at their size, no NULL in the list workload",
     "gallatin": "a published 2024 peer, for comparison",
 }
 
@@ -144,9 +145,9 @@ def write_decision(out):
               "same size (blocks kept live around them).  Builds: `kdalloc build --gpu --pool-factor 200` (a pool "
               "of 200 x the root array, the scene's triangle indices) over AtomicMalloc's time, the range over the "
               "nine OBJ scenes of the headline table (the 10M spheres apart: that table has them).  Survey: 100,000 warps x 1 KiB and x 8 KiB, 10^6 threads x 64 B, every block live "
-              "until a second kernel frees it.  Fills: the exhaustion test's share of the pool handed out before a "
-              "warp's first NULL, with 1 KiB requests and with mixed sizes of 16 B-4 KiB (wraps: AWMalloc hands out "
-              "live blocks again instead).  List workload: examples/list_workload's GPU program, 4 GiB pool; "
+              "until a second kernel frees it.  Fills: the exhaustion test, each warp allocating until its own first "
+              "NULL: the bytes handed out over the pool (256 MiB; Gallatin's 1 GiB), with 1 KiB requests and with "
+              "mixed sizes of 16 B-4 KiB (wraps: AWMalloc hands out live blocks again instead).  List workload: examples/list_workload's GPU program, 4 GiB pool; "
               "NULL: the share of requests answered NULL.  -: not measured, failed, or cut after the survey's time "
               "limit (survey_tables.md says which).  Each column comes from its table below."]
     write_lines(os.path.join(out, "decision.md"), lines)
