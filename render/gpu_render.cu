@@ -8,36 +8,31 @@
 #include "gpu_render.h"
 #include "shade.h"
 
-static_assert(sizeof(trace_tri) == 48 && alignof(trace_tri) == 16, "a slot's triangle is three 16-byte words");
+static_assert(sizeof(trace_tri) == 48 && alignof(trace_tri) == 16, "a triangle's copy is three 16-byte words");
 
-/* tris[k] = slot k's triangle, its vertices and index (trace_tri): the
- * copy the leaf loop reads (traverse.h).  One thread a slot.  A GPU-built
- * tree's refs hold gaps between leaves (gpu_build.h) whose words are
- * whatever the memory held: a slot naming no triangle is written as zeros,
- * never read. */
-__global__ void gather_trace_tris(const uint32_t *refs, uint32_t n_refs, const float *positions,
-                                  const uint32_t *triangles, uint32_t n_triangles, trace_tri *tris)
+/* tris[i] = triangle i's vertices (trace_tri): the copy the leaf
+ * loop reads (traverse.h).  One thread a triangle.  Indexed by triangle,
+ * not by reference slot, so a GPU-built tree's gaps between leaves (words
+ * naming no triangle, gpu_build.h) are never read here, and the copy is one
+ * per triangle however many leaves share it. */
+__global__ void gather_trace_tris(const float *positions, const uint32_t *triangles, uint32_t n_triangles,
+                                  trace_tri *tris)
 {
-    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n_refs) return;
-    uint32_t tri = refs[k];
-    float4 *out = (float4 *)(void *)(tris + k);
-    if (tri >= n_triangles) {
-        out[0] = out[1] = out[2] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        return;
-    }
+    uint32_t tri = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tri >= n_triangles) return;
+    float4 *out = (float4 *)(void *)(tris + tri);
     const float *v0, *v1, *v2;
     triangle_vertices(positions, triangles, tri, &v0, &v1, &v2);
-    out[0] = make_float4(v0[0], v0[1], v0[2], __uint_as_float(tri));
+    out[0] = make_float4(v0[0], v0[1], v0[2], 0.0f);
     out[1] = make_float4(v1[0], v1[1], v1[2], 0.0f);
     out[2] = make_float4(v2[0], v2[1], v2[2], 0.0f);
 }
 
 /* The trace_scene of a device tree, with its copy of the triangles made in
- * *tris (48 bytes a reference slot, gaps included; the caller frees it, NULL
- * for a tree without slots).  -1 on a CUDA error (in err). */
+ * *tris (48 bytes a triangle; the caller frees it, NULL for a scene without
+ * triangles).  -1 on a CUDA error (in err). */
 static int trace_scene_make(const gpu_tree *t, const gpu_scene *s, trace_scene *ts, trace_tri **tris, char *err,
-                              size_t errlen)
+                            size_t errlen)
 {
     *tris = NULL;
     ts->nodes = t->nodes;
@@ -46,10 +41,10 @@ static int trace_scene_make(const gpu_tree *t, const gpu_scene *s, trace_scene *
     ts->triangles = s->triangles;
     memcpy(ts->lo, t->lo, sizeof ts->lo);
     memcpy(ts->hi, t->hi, sizeof ts->hi);
-    if (t->n_refs) {
-        CHECK(cudaMalloc(tris, (size_t)t->n_refs * sizeof **tris), "allocating the triangles' copy on the GPU");
-        gather_trace_tris<<<(unsigned)(((uint64_t)t->n_refs + 255) / 256), 256>>>(t->refs, t->n_refs, s->positions,
-                                                                                  s->triangles, s->n_triangles, *tris);
+    if (s->n_triangles) {
+        CHECK(cudaMalloc(tris, (size_t)s->n_triangles * sizeof **tris), "allocating the triangles' copy on the GPU");
+        gather_trace_tris<<<(unsigned)(((uint64_t)s->n_triangles + 255) / 256), 256>>>(s->positions, s->triangles,
+                                                                                       s->n_triangles, *tris);
         CHECK(cudaGetLastError(), "launching the triangles' copy");
     }
     ts->tris = *tris;

@@ -29,8 +29,8 @@ typedef struct gpu_render_stats {
 /* Renders `frames` timed frames after a warm-up and copies the last one to
  * `out`; with secondary rays, also `frames` frames of the camera rays alone
  * (ms_primary).  Besides the image it takes 48 bytes of device memory a
- * slot of the tree's references (the copy of the triangles the leaves
- * read), as the validation does for each part.  Returns 0, or -1 (bad
+ * triangle (the copy of the triangles the leaves read), as the validation
+ * does for each part.  Returns 0, or -1 (bad
  * camera, out of memory, CUDA error). */
 int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt, uint32_t frames, image *out,
                gpu_render_stats *st, char *err, size_t errlen);

@@ -6,13 +6,13 @@
  * - Triangle test: watertight (Woop, Benthin & Wald 2013).  Brute force and
  *   the tree call the same function, so they agree on every triangle.
  * - Leaves: a leaf's triangles are reference slots [first, first + count)
- *   (trace_scene).  On the GPU each slot's triangle is read from `tris`, a
- *   copy in slot order made before a render or a validation (gpu_render.cu,
- *   48 bytes a slot, a GPU tree's gaps between leaves included): three 16-byte
- *   loads one after the leaf, where refs -> triangles -> positions is a
- *   chain of three dependent reads and thirteen loads.  The CPU reads the
- *   chain (its caches hide it) and needs no copy.  Both read the same
- *   vertices, so both give the same bits.
+ *   (trace_scene).  On the GPU a slot's triangle is read from `tris`, a copy
+ *   of the triangles' vertices made before a render or a validation
+ *   (gpu_render.cu, 48 bytes a triangle): the slot's index, then three
+ *   16-byte loads, where refs -> triangles -> positions is a chain of three
+ *   dependent reads and thirteen loads.  The CPU reads the chain (its caches
+ *   hide it) and needs no copy.  Both read the same vertices, so both give
+ *   the same bits.
  * - Traversal: front-to-back with an explicit stack; a leaf records the
  *   closest hit among its triangles, and the walk stops when the best hit
  *   lies before the start of the next interval on the stack.  An occlusion
@@ -150,17 +150,16 @@ static inline KD_HD void triangle_vertices(const float *positions, const uint32_
     *v2 = positions + 3 * (size_t)triangles[3 * (size_t)tri + 2];
 }
 
-/* Slot k's triangle in the GPU's copy: its vertices, and its index in
- * v0's fourth word (48 bytes, read as three 16-byte words). */
+/* A triangle in the GPU's copy: its three vertices, each padded to 16
+ * bytes (the fourth word unused), read as three 16-byte words. */
 typedef struct trace_tri {
-    KDTREE_ALIGN(16) float v0[3];
-    uint32_t tri;
+    KDTREE_ALIGN(16) float v0[4];
     float v1[4], v2[4];
 } trace_tri;
 
 /* What a ray is cast through: the tree (nodes, refs, its box) and the
- * scene's triangles.  `tris`: the GPU's copy of the triangles in slot order
- * (NULL on the CPU, which does not read it). */
+ * scene's triangles.  `tris`: the GPU's copy of the triangles, indexed by
+ * triangle (NULL on the CPU, which does not read it). */
 typedef struct trace_scene {
     const kdtree_node *nodes;
     const uint32_t *refs;
@@ -189,8 +188,9 @@ static inline trace_scene trace_scene_of(const kdtree *t, const scene *s)
 /* Slot k's triangle: its vertices into v0..v2; returns its index. */
 static inline KD_HD uint32_t leaf_triangle(const trace_scene *ts, uint32_t k, float v0[3], float v1[3], float v2[3])
 {
+    uint32_t tri = ts->refs[k];
 #ifdef __CUDA_ARCH__
-    const float4 *p = (const float4 *)(const void *)(ts->tris + k);
+    const float4 *p = (const float4 *)(const void *)(ts->tris + tri);
     float4 a = p[0], b = p[1], c = p[2];
     v0[0] = a.x;
     v0[1] = a.y;
@@ -201,9 +201,7 @@ static inline KD_HD uint32_t leaf_triangle(const trace_scene *ts, uint32_t k, fl
     v2[0] = c.x;
     v2[1] = c.y;
     v2[2] = c.z;
-    return __float_as_uint(a.w);
 #else
-    uint32_t tri = ts->refs[k];
     const float *p0, *p1, *p2;
     triangle_vertices(ts->positions, ts->triangles, tri, &p0, &p1, &p2);
     for (int i = 0; i < 3; i++) {
@@ -211,8 +209,8 @@ static inline KD_HD uint32_t leaf_triangle(const trace_scene *ts, uint32_t k, fl
         v1[i] = p1[i];
         v2[i] = p2[i];
     }
-    return tri;
 #endif
+    return tri;
 }
 
 typedef struct trace_item {
