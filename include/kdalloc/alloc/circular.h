@@ -399,9 +399,21 @@ KDA_FN void *circ_malloc(const kda_heap *h, uint64_t size, int fused, int multi)
                 continue;
             }
             if ((word & 1u) == KDA_STATE_FREE && next > c && next - c >= need) {
-                if (kda_cas64(circ_word(h, c), word, word | KDA_STATE_USED) == word) break;
+                uint64_t got = kda_cas64(circ_word(h, c), word, word | KDA_STATE_USED);
+                if (got == word) break;
                 w.lost_cas++;
-                continue; /* it changed under us: look again */
+                /* It changed under us: look again.  One list (CFMalloc) looks
+                 * at the word the CAS returned, as the authors' walk steps on
+                 * with what its atomic returned; mostly a winner's lock, so the
+                 * walk steps over the rest the winner splits off.  Per-SM heaps
+                 * read the header again: the rest is where the SM's next
+                 * requests fit, and stepping over it sends them into the heap's
+                 * small chunks (docs/alloc.md, "A lost CAS"). */
+                if (!multi) {
+                    ahead_c = c;
+                    ahead = got;
+                }
+                continue;
             }
         } else {
             uint32_t free_flag = circ_tag(h, c) | KDA_STATE_FREE;
