@@ -89,6 +89,8 @@ def failure_reason(rc, err):
             return "pool exhausted"
         if "overwrote" in text or "overwritten" in text:
             return "overwrote live data"
+        if "two builds of this scene differ" in text:
+            return "two builds differed"
         return text[:80]
     return "crashed (exit %s)" % rc
 
