@@ -1,6 +1,7 @@
 """The paper's generic tests (AD, ACD, P, the 100,000-warp test, registers, fragmentation) and its
 Table 5 re-derived from them."""
 import os
+import time
 
 from .common import by_id, failure_reason, geomean, log, ratio, read_csv, run, short, write_lines
 
@@ -17,11 +18,13 @@ def allocbench_run(args, runs, part, v, test, extra, point, timeout=None):
     key = "%s|%s|%s|%s" % (part, test, v.key, point)
     rec = runs.get(key, test=test, allocator=v.key, rows=[])
     if rec is None:
+        t0 = time.time()
         rc, out, err = run([v.allocbench, "--test", test] + extra, timeout or args.timeout)
         # a run that timed out keeps the rows it printed before (one per point, flushed)
         rows = [l for l in out.strip().splitlines() if l.startswith(test + ",")] if rc in (0, "timeout") else []
         rec = {"key": key, "test": test, "allocator": v.key, "rows": rows,
-               "failure": None if rc == 0 else failure_reason(rc, err.replace("kdalloc-allocbench", "kdalloc"))}
+               "failure": None if rc == 0 else failure_reason(rc, err.replace("kdalloc-allocbench", "kdalloc")),
+               "seconds": round(time.time() - t0, 1)}  # what the run cost, to plan a rerun by
         runs.add(rec)
         status = "%d rows" % len(rows) if rc == 0 else rec["failure"] + (" (%d rows kept)" % len(rows) if rows else "")
         log("[%s] %-18s %-36s %s" % (part, v.name, "%s %s" % (test, point), status))
