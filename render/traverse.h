@@ -10,9 +10,10 @@
  *   of the triangles' vertices made before a render or a validation
  *   (gpu_render.cu, 48 bytes a triangle): the slot's index, then three
  *   16-byte loads, where refs -> triangles -> positions is a chain of three
- *   dependent reads and thirteen loads.  The CPU reads the chain (its caches
- *   hide it) and needs no copy.  Both read the same vertices, so both give
- *   the same bits.
+ *   dependent reads and thirteen loads.  A leaf's slots name triangles of the
+ *   scene (kdtree_check); the gaps between a GPU tree's leaves are never
+ *   read.  The CPU reads the chain (its caches hide it) and needs no copy.
+ *   Both read the same vertices, so both give the same bits.
  * - Traversal: front-to-back with an explicit stack; a leaf records the
  *   closest hit among its triangles, and the walk stops when the best hit
  *   lies before the start of the next interval on the stack.  An occlusion

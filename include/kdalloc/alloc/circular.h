@@ -97,7 +97,8 @@ typedef struct kda_state {
 /* Walk statistics, for diagnosis only: built with -DKDA_DIAG, device code
  * counts per request size class (class k holds requests of up to 64 * 4^k
  * bytes, the last class the rest) the walks, the headers they read (a fused
- * walk that loses a CAS reads the same header again), their clock cycles,
+ * walk that loses a CAS counts the header again: CFMalloc's is the word its
+ * CAS returned, the per-SM variants read it again), their clock cycles,
  * the longest walk, recoveries from stale reads, lost CASes (fused) and
  * NULLs.  A walk adds its counts with a few atomics when it ends, so diagnosed
  * runs are slower and their times not comparable.  kda_walk_stats_print
