@@ -1,6 +1,6 @@
 #!/bin/bash
 # ab_builds.sh - A/B builds of kdalloc variants, rounds interleaved, as the
-# build kernel's measurements in docs/experiments.md#build-kernel were made.
+# build kernel's measurements in docs/experiments/builder.md#build-kernel were made.
 #
 #   bash bench/ab_builds.sh OUTDIR ROUNDS BINDIR VARIANT...
 #

@@ -19,7 +19,7 @@
  * Each warp times its chunks with clock64 on a second pass over the scene
  * (the first warms the caches), with 1 warp an SM (as during the big-node
  * levels of a small scene) and 24 (every warp of the build kernel busy).
- * docs/experiments.md#build-kernel gives what it measured. */
+ * docs/experiments/builder.md#build-kernel gives what it measured. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: kdalloc-binbench\n\n"
                "Times a big node's BIN chunk of %d references on the GPU, as the builder bins\n"
-               "it and with one part taken away at a time (docs/experiments.md#build-kernel):\n"
+               "it and with one part taken away at a time (docs/experiments/builder.md#build-kernel):\n"
                "cycles a chunk with 1 warp an SM and with 24.  Needs a CUDA GPU.\n\n"
                "  -h, --help          this help\n"
                "  --version           print the version\n",

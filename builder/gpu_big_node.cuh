@@ -154,7 +154,7 @@ static __device__ __forceinline__ void bin_box(uint32_t (*bins)[3][GPU_BINS], co
  * issued before the bins are zeroed.  The loads of big nodes' chunks are
  * on the build's critical path.  The three axes are unrolled: since a bin
  * is one rounded estimate that is six short copies, and every build gained
- * 1.5-3% (H100, docs/experiments.md#build-kernel). */
+ * 1.5-3% (H100, docs/experiments/builder.md#build-kernel). */
 static __device__ void bin_range(warp_ctx *c, const uint32_t *refs, uint32_t begin, uint32_t end, const float lo[3],
                                  const float scale[3])
 {

@@ -12,7 +12,7 @@
 /* The tuning constants KDA_BUILD_* may be overridden at compile time for
  * experiments (-DKDA_BUILD_SLOTS=32u through CMAKE_CUDA_FLAGS or a target's
  * definitions); the defaults were measured best on an H200 or an H100, as
- * docs/experiments.md#build-kernel says for each.  The others here are
+ * docs/experiments/builder.md#build-kernel says for each.  The others here are
  * fixed by the layout. */
 #ifndef KDA_BUILD_WARPS_PER_BLOCK
 #define KDA_BUILD_WARPS_PER_BLOCK 8
@@ -107,7 +107,7 @@ typedef struct big_slot {
  * loaded by reference, as every node loads its references' boxes, costs
  * one sector, not one from each of two arrays (lo and hi apart, until
  * this layout, the 10M-triangle build took 1.13x as long and the Dragon's
- * 1.013x; H100, docs/experiments.md#build-kernel). */
+ * 1.013x; H100, docs/experiments/builder.md#build-kernel). */
 typedef struct __align__(32) tri_box {
     float4 lo, hi;
 } tri_box;

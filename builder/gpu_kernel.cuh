@@ -190,7 +190,7 @@ static __device__ int warp_find_work(warp_ctx *c)
  * paths cost a fixed pool's builds 5-8% (code and registers in the hot
  * loops, measured on an H200) although they never run there, and the
  * profile's code cost the timed builds 3-9% (H100;
- * docs/experiments.md#build-kernel). */
+ * docs/experiments/builder.md#build-kernel). */
 static __device__ __forceinline__ void build_warps(const build_params *p, const int can_park, const int stats)
 {
     __shared__ warp_smem smem[KDA_BUILD_WARPS_PER_BLOCK];

@@ -83,7 +83,7 @@ static __device__ __forceinline__ float order_float(uint32_t key)
  * search over the floats between lo (bin 0) and hi (the last bin) in
  * which the 32 lanes test 32 evenly spaced floats a round, so that at most
  * 7 rounds find it (a bisection's 32 dependent steps built every scene
- * 0-5% slower: H100, docs/experiments.md#build-kernel).  Not plane(k)
+ * 0-5% slower: H100, docs/experiments/builder.md#build-kernel).  Not plane(k)
  * stepped by one float: where x - lo is rounded to a coarser grid than x
  * (x near 0, lo far from it) the two lie hundreds of floats apart.  Once
  * per binned split, by the whole warp, the same result in every lane.
@@ -156,7 +156,7 @@ static __device__ __forceinline__ split_decision warp_best(split_decision d, uin
 /* The area of box lo..hi cut to [a0, a1] on `axis`: kdtree_box_area's
  * arithmetic, term for term.  Written out rather than calling it with an
  * array of the picked extents: that gives the same bits but other PTX, and
- * built every scene 1-2% slower (H100, docs/experiments.md#build-kernel). */
+ * built every scene 1-2% slower (H100, docs/experiments/builder.md#build-kernel). */
 static __device__ __forceinline__ float child_area(const float lo[3], const float hi[3], int axis, float a0,
                                                    float a1)
 {
@@ -298,7 +298,7 @@ static __device__ __forceinline__ void exact_boxes_store(exact_boxes *ex, uint32
  * compiles to three (a compare, an add and a predicated move).  Exact: a
  * count is at most 64.  (count_sides does four of them per two references;
  * so written, builds got up to 4% faster: H100,
- * docs/experiments.md#build-kernel.)  Not flushed to zero: the build must not use -ftz=true, under
+ * docs/experiments/builder.md#build-kernel.)  Not flushed to zero: the build must not use -ftz=true, under
  * which the C comparisons of exact_sides would treat subnormals otherwise. */
 static __device__ __forceinline__ float count_lt(float c, float a, float b)
 {
