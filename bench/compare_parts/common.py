@@ -37,9 +37,10 @@ class Variant:
 class Runs:
     """The resumable record of every run: one JSON object per line."""
 
-    def __init__(self, path, fresh, offline=False):
+    def __init__(self, path, fresh, offline=False, commit=None):
         self.path = path
         self.offline = offline  # tables from the record only: a run it lacks is "not measured", never run
+        self.commit = commit  # the code each new record measured (report.commit())
         self.done = {}
         if fresh and os.path.exists(path):
             os.remove(path)
@@ -57,6 +58,8 @@ class Runs:
         return rec
 
     def add(self, record):
+        if self.commit:
+            record.setdefault("commit", self.commit)
         self.done[record["key"]] = record
         with open(self.path, "a") as f:
             f.write(json.dumps(record) + "\n")
