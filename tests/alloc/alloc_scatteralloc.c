@@ -1,7 +1,10 @@
 /* alloc_scatteralloc.c - ScatterAlloc's own host tests, included by
  * test_alloc.c (test_alloc_scatteralloc).  Oracles: the page table read
  * directly (every page free again, bits and fill levels zero), addresses
- * computed from the page size, and owner patterns. */
+ * computed from the page size, owner patterns, and an owner map of the
+ * pool in 16-byte units (a nearly full pool under many threads). */
+#include <pthread.h>
+#include <sched.h>
 
 /* Every page's word, bit-fields and every region's count are zero again. */
 static void expect_all_free(const kda_pool *pool)
@@ -13,7 +16,7 @@ static void expect_all_free(const kda_pool *pool)
         cr_assert_eq(*sa_top(h, page), 0, "page %u: bits left set", page);
         for (uint32_t i = 0; i < 32; i++) cr_assert_eq(*sa_sub(h, page, i), 0, "page %u: bits left set", page);
     }
-    for (uint32_t r = 0; r < sa_regions(h->state.pages); r++) cr_assert_eq(*sa_full(h, r), 0, "region %u still counts full pages", r);
+    for (uint32_t r = 0; r < sa_regions(h->state.pages); r++) cr_assert_eq(*sa_full(h, r), 0, "region %u still counts full pages (%u)", r, *sa_full(h, r));
 }
 
 static uint32_t page_of(const kda_pool *pool, const void *p)
@@ -218,5 +221,263 @@ Test(scatteralloc, null_on_exhaustion_then_usable)
         }
         expect_all_free(&pool);
     }
+    kda_host_pool_destroy(&pool);
+}
+
+/* ---- a nearly full pool under many threads ----
+ * Threads allocate mixed sizes (16 B .. 3 pages, many near half a page and
+ * a page) until the pool refuses, then free some and go on, so the pool
+ * stays nearly full while pages are retired and re-split all the time.
+ * Oracles: an owner map of the pool in 16-byte units, claimed by CAS for
+ * every byte a block was asked for (a second claim is an overlap, caught
+ * at once, naming both owners); each block's pattern, checked before its
+ * free and every few steps; and the state whole again at the end. */
+#define NF_THREADS 12
+#define NF_LIVE 96
+
+typedef struct nf_shared {
+    kda_pool *pool;
+    uint32_t *owner; /* [pool bytes / 16]: 0 free, else the holder's tag */
+    int iterations;
+    volatile int stop;
+    char failure[256];
+    uint32_t failed; /* the first failure's CAS */
+} nf_shared;
+
+typedef struct nf_args {
+    nf_shared *s;
+    uint32_t id;
+    uint64_t seed, nulls, allocations, large;
+} nf_args;
+
+static void nf_fail(nf_shared *s, const char *what)
+{
+    if (__atomic_exchange_n(&s->failed, 1u, __ATOMIC_SEQ_CST) == 0) snprintf(s->failure, sizeof s->failure, "%s", what);
+    s->stop = 1;
+}
+
+/* Mixed sizes, with weight where 8 KiB pages change behaviour: a page's
+ * chunk count crosses 32 (256 B), one chunk a page (above 4 KiB), a page
+ * exactly, and just above it (the large path). */
+static uint64_t nf_size(uint64_t *rng)
+{
+    *rng = mix(*rng + 0x9e3779b97f4a7c15ull);
+    uint64_t r = *rng >> 8, kind = *rng % 100;
+    if (kind < 30) return 1 + r % 256;                               /* two-level pages */
+    if (kind < 50) return 200 + r % 400;                             /* around 32 chunks */
+    if (kind < 65) return 1024 + r % (SA_PAGE / 2 - 1024);           /* up to half a page */
+    if (kind < 80) return SA_PAGE / 2 - 64 + r % 192;                /* around half a page */
+    if (kind < 90) return SA_PAGE - 64 + r % 128;                    /* around a page */
+    return SA_PAGE + 1 + r % (2 * SA_PAGE + SA_PAGE / 2);           /* 1 .. 3.5 pages */
+}
+
+static int nf_claim(nf_args *a, const unsigned char *p, uint64_t size, uint32_t tag)
+{
+    nf_shared *s = a->s;
+    uint64_t first = (uint64_t)(p - s->pool->heap.base) / 16, n = (size + 15) / 16;
+    for (uint64_t u = first; u < first + n; u++) {
+        uint32_t expected = 0;
+        if (!__atomic_compare_exchange_n(&s->owner[u], &expected, tag, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            char what[256];
+            const kda_heap *h = &s->pool->heap;
+            uint32_t page = (uint32_t)(u * 16 / SA_PAGE);
+            uint64_t w = *sa_word(h, page);
+            snprintf(what, sizeof what,
+                     "overlap: thread %u got %p (%llu B) whose byte %llu is held by tag %08x (thread %u); page %u "
+                     "chunk %llu fill %u top %08x",
+                     a->id, (const void *)p, (unsigned long long)size, (unsigned long long)(u - first) * 16, expected,
+                     expected >> 20, page, (unsigned long long)sa_size_of(w), sa_fill_of(w), *sa_top(h, page));
+            nf_fail(s, what);
+            for (uint64_t v = first; v < u; v++) __atomic_store_n(&s->owner[v], 0u, __ATOMIC_SEQ_CST);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int nf_release(nf_args *a, const unsigned char *p, uint64_t size, uint32_t tag)
+{
+    nf_shared *s = a->s;
+    uint64_t first = (uint64_t)(p - s->pool->heap.base) / 16, n = (size + 15) / 16;
+    for (uint64_t u = first; u < first + n; u++) {
+        uint32_t was = __atomic_exchange_n(&s->owner[u], 0u, __ATOMIC_SEQ_CST);
+        if (was != tag) {
+            char what[160];
+            snprintf(what, sizeof what, "thread %u: unit %llu of its block %p held by tag %08x", a->id,
+                     (unsigned long long)(u - first), (const void *)p, was);
+            nf_fail(s, what);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void *nf_thread(void *p)
+{
+    nf_args *a = p;
+    nf_shared *s = a->s;
+    kda_heap *h = &s->pool->heap;
+    kda_host_set_sm(a->id % 4);
+    kda_host_set_warp(a->id);
+    uint64_t rng = mix(a->seed * 1000003u + a->id + 1);
+    void *block[NF_LIVE] = {0};
+    uint64_t size[NF_LIVE] = {0}, key[NF_LIVE] = {0};
+    uint32_t tag[NF_LIVE] = {0}, seq = 1;
+    int refused = 0;
+    for (int it = 0; it < s->iterations && !s->stop; it++) {
+        rng = mix(rng + 0x632be59bd9b4e019ull);
+        int slot = (int)(rng % NF_LIVE);
+        /* after a refusal, free (the pool is full); else mostly allocate */
+        int want_free = block[slot] && (refused || rng % 8 == 0);
+        if (block[slot] && !want_free) {
+            if (!intact(block[slot], size[slot], key[slot])) {
+                char what[160];
+                snprintf(what, sizeof what, "thread %u: live block %p of %llu B overwritten", a->id, block[slot],
+                         (unsigned long long)size[slot]);
+                nf_fail(s, what);
+            }
+            continue;
+        }
+        if (want_free) {
+            if (!intact(block[slot], size[slot], key[slot])) {
+                char what[160];
+                snprintf(what, sizeof what, "thread %u: block %p of %llu B overwritten before its free", a->id,
+                         block[slot], (unsigned long long)size[slot]);
+                nf_fail(s, what);
+                break;
+            }
+            if (nf_release(a, block[slot], size[slot], tag[slot])) break;
+            kda_free(h, block[slot]);
+            block[slot] = NULL;
+            refused = refused > 0 ? refused - 1 : 0;
+            continue;
+        }
+        size[slot] = nf_size(&rng);
+        key[slot] = mix(((uint64_t)a->id << 40) ^ (uint64_t)it ^ a->seed << 20);
+        unsigned char *c = kda_malloc(h, size[slot]);
+        a->allocations++;
+        if (!c) {
+            a->nulls++;
+            refused = 4; /* free a few before asking again */
+            continue;
+        }
+        a->large += size[slot] > SA_PAGE;
+        tag[slot] = a->id << 20 | (seq++ & 0xfffffu);
+        if (!tag[slot]) tag[slot] = 1;
+        if ((uintptr_t)c % KDA_UNIT || c < h->base || c + size[slot] > h->base + h->bytes) {
+            nf_fail(s, "a pointer misaligned or outside the pool");
+            break;
+        }
+        if (nf_claim(a, c, size[slot], tag[slot])) break;
+        block[slot] = c;
+        fill(c, size[slot], key[slot]);
+        if (it % 32 == 0) sched_yield();
+    }
+    for (int i = 0; i < NF_LIVE; i++)
+        if (block[i]) {
+            if (!intact(block[i], size[i], key[i])) nf_fail(s, "a block overwritten by the end");
+            nf_release(a, block[i], size[i], tag[i]);
+            kda_free(h, block[i]);
+        }
+    return NULL;
+}
+
+static uint32_t nf_drifted; /* regions whose full count did not return to 0 */
+
+/* One run: `pages` pages, NF_THREADS threads of `iterations` steps. */
+static void nf_run(uint32_t pages, int iterations, uint64_t seed, uint64_t *nulls, uint64_t *allocations,
+                   uint64_t *large)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, (uint64_t)pages * SA_PAGE, 4, err, sizeof err), 0, "%s", err);
+    nf_shared s = {&pool, calloc(pool.heap.bytes / 16, sizeof(uint32_t)), iterations, 0, {0}, 0};
+    cr_assert_not_null(s.owner);
+    pthread_t th[NF_THREADS];
+    nf_args args[NF_THREADS];
+    for (uint32_t i = 0; i < NF_THREADS; i++) {
+        args[i] = (nf_args){&s, i, seed, 0, 0, 0};
+        cr_assert_eq(pthread_create(&th[i], NULL, nf_thread, &args[i]), 0);
+    }
+    *nulls = *allocations = *large = 0;
+    for (uint32_t i = 0; i < NF_THREADS; i++) {
+        pthread_join(th[i], NULL);
+        *nulls += args[i].nulls;
+        *allocations += args[i].allocations;
+        *large += args[i].large;
+    }
+    cr_assert_eq(s.failed, 0, "pool of %u pages, seed %llu: %s", pages, (unsigned long long)seed, s.failure);
+    for (uint64_t u = 0; u < pool.heap.bytes / 16; u++) cr_assert_eq(s.owner[u], 0, "unit %llu still owned", (unsigned long long)u);
+    /* expect_all_free, with the regions' full counts only counted (so that
+     * the rounds go on looking for overlaps) */
+    const kda_heap *h = &pool.heap;
+    for (uint32_t page = 0; page < h->state.pages; page++) {
+        cr_assert_eq(*sa_word(h, page), 0, "page %u: chunk size %llu, fill %u", page,
+                     (unsigned long long)sa_size_of(*sa_word(h, page)), sa_fill_of(*sa_word(h, page)));
+        cr_assert_eq(*sa_top(h, page), 0, "page %u: bits left set (%08x)", page, *sa_top(h, page));
+        for (uint32_t i = 0; i < 32; i++) cr_assert_eq(*sa_sub(h, page, i), 0, "page %u: bits left set", page);
+    }
+    for (uint32_t r = 0; r < sa_regions(h->state.pages); r++)
+        if (*sa_full(h, r)) {
+            cr_log_warn("pool of %u pages, seed %llu: region %u counts %d full pages with every page free", pages,
+                        (unsigned long long)seed, r, (int32_t)*sa_full(h, r));
+            nf_drifted++;
+        }
+    free(s.owner);
+    kda_host_pool_destroy(&pool);
+}
+
+Test(scatteralloc, nearly_full_pool_mixed_sizes, .timeout = 280)
+{
+    const char *env = getenv("KDA_NF_ROUNDS");
+    int rounds = env ? atoi(env) : 6;
+    static const uint32_t pool_pages[] = {128, 160, 256, 64, 40};
+    for (int r = 0; r < rounds; r++) {
+        uint32_t pages = pool_pages[r % (int)(sizeof pool_pages / sizeof pool_pages[0])];
+        uint64_t nulls, allocations, large;
+        nf_run(pages, 40000, (uint64_t)r, &nulls, &allocations, &large);
+        cr_log_info("round %d: %u pages, %llu allocations, %llu NULL, %llu large", r, pages,
+                    (unsigned long long)allocations, (unsigned long long)nulls, (unsigned long long)large);
+        cr_assert_gt(nulls, allocations / 50, "round %d: the pool must run full (%llu of %llu NULL)", r,
+                     (unsigned long long)nulls, (unsigned long long)allocations);
+    }
+    cr_expect_eq(nf_drifted, 0, "%u runs ended with a region's full count not 0", nf_drifted);
+}
+
+/* The first page kda_malloc(size) looks at, from sm 0, warp 0, super block 0. */
+static uint32_t first_page_for(const kda_heap *h, uint64_t size)
+{
+    size = (size + KDA_UNIT - 1) & ~(uint64_t)(KDA_UNIT - 1);
+    return (uint32_t)((size * SA_K_SIZE) % sa_sb_pages(h));
+}
+
+/* A refused reservation that lands on a free page (fill 0 -> 1, size 0: it
+ * counts no crossing) is inherited by the next split; split to one chunk a
+ * page (a request above half a page), the inherited fill is "full", and
+ * the stale give-back uncounts a crossing nobody counted: full[r] wraps to
+ * 2^32 - 1 and every walk skips the region from then on. */
+Test(scatteralloc, inherited_fill_keeps_the_full_count)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 16 * SA_PAGE, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    uint64_t size = SA_PAGE / 2 + 100;
+    uint32_t page = first_page_for(h, size);
+    /* thread A read `page` as (S', f) and was stalled; the page was retired;
+     * A's add lands: (0, 1) */
+    *sa_word(h, page) = sa_pack(0, 1);
+    /* B splits it for `size` (fill 1 inherited), its reservation is
+     * refused (1 chunk, fill 1), B moves on to the next page */
+    void *b = kda_malloc(h, size);
+    cr_assert_not_null(b);
+    cr_assert_eq(sa_size_of(*sa_word(h, page)), (size + 15) & ~15ull, "B split the page");
+    /* A gives its reservation back */
+    sa_unreserve(h, page);
+    kda_free(h, b);
+    cr_expect_eq(*sa_full(h, 0), 0, "the region counts %d full pages", (int32_t)*sa_full(h, 0));
+    void *c = kda_malloc(h, 64);
+    cr_expect_not_null(c, "an empty pool refuses 64 B: its only region is skipped as full");
+    kda_free(h, c);
+    *sa_full(h, 0) = 0;
+    expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }

@@ -74,7 +74,11 @@
  *   - A reservation that finds its page re-split to another size and
  *     makes it full counts that crossing in the region before it gives the
  *     reservation back (whose give-back uncounts it): otherwise the count
- *     dropped below 0 and hid the region from every later walk.
+ *     dropped below 0 and hid the region from every later walk.  A split
+ *     that keeps a fill already full for its size counts it as well.
+ *   - free() fences between its bit clears and its give-back: on the GPU a
+ *     late clear of a hint bit could free a live chunk of the page's next
+ *     split (see kda_free).
  *   - A large block is below 2 GiB (its first page holds the size under
  *     SA_TAIL): larger requests get NULL.
  *   - The hash adds the warp's slot on its SM (%warpid) times one more
@@ -254,6 +258,13 @@ KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size, sa_diag 
                         uint64_t seen = kda_cas64(sa_word(h, page), word, sa_pack(size, sa_fill_of(word)));
                         if (seen == word) {
                             SA_COUNT(d, SA_D_SPLITS, 1);
+                            /* The fill it keeps is refused reservations not
+                             * yet given back (their adds met size 0 and
+                             * counted no crossing): if it is already this
+                             * size's chunk count, the page is full now, and
+                             * the give-back that brings it below is counted
+                             * down; count it up here, or full[r] wraps. */
+                            if (sa_fill_of(word) >= sa_chunks(size)) kda_add32(sa_full(h, page / SA_REGION), 1);
                             break;
                         }
                         word = seen;
@@ -377,6 +388,12 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
         kda_and32(sa_sub(h, page, spot / 32), ~(1u << spot % 32));
         kda_and32(sa_top(h, page), ~(1u << spot / 32));
     }
+    /* The clears land before the give-back (the invariant above).  On the
+     * GPU they are relaxed atomics whose results go unused (RED), and
+     * nothing else orders them before the atomicAdd: a late clear of top's
+     * hint bit w could land after the page is retired and re-split to at
+     * most 32 chunks, where bit w is a live chunk's, and free it. */
+    kda_fence();
     sa_unreserve(h, page);
     /* Reactivate this super block, the likelier the emptier its region. */
     uint32_t sb = page / sa_sb_pages(h);
