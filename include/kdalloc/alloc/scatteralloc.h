@@ -12,10 +12,11 @@
  * State, outside the pool (kda_state; about 3.4% of the pool at 4 KiB):
  *   word[page]   64 bits: chunk size S (high half; 0: the page is free)
  *                and fill level (low half: chunks reserved on the page)
- *   top[page]    the page usage bit-field: a chunk's bit when the page has
- *                at most 32 chunks; else bit i says "word i of sub[] is
- *                full" (a hint: it may lag)
- *   sub[page][32] the second level: one bit per chunk, up to 1024
+ *   sub[page][32] the page usage bit-field: one bit per chunk, up to 1024
+ *                (a page of at most 32 chunks uses sub[page][0] alone)
+ *   top[page]    hints for pages of more than 32 chunks: bit i says "word
+ *                i of sub[] is full"; it may lag, and may outlive the page's
+ *                split, so it is never read as a chunk's bit
  *   full[region] how many of the region's pages are full (fill = chunks)
  *   active       the super block where small requests start
  *   lock         the large requests' lock (one thread at a time)
@@ -26,9 +27,14 @@
  *   - A page's chunk size changes only while its fill level is 0: from 0 to
  *     S by one CAS of the word, back to 0 by one CAS of (S, 0).
  *   - A reservation is one atomicAdd on the word, so it sees the size it
- *     reserved under; a chunk's bit is set only under a reservation and
- *     cleared before the reservation is given back.  So at fill 0 every
- *     bit of the page is clear.
+ *     reserved under; a chunk's bit is set only under a reservation, and
+ *     only its holder clears it, before giving the reservation back.  On
+ *     the GPU the clear may land after the give-back (nothing orders two
+ *     relaxed atomics on different words): until it lands the bit reads as
+ *     taken, in the page's next split too, so no one else can take it, and
+ *     a reservation that finds no free bit waits for it.  Only sub[] holds
+ *     chunks' bits; a late or stale hint in top costs a read, never a
+ *     chunk.
  *   - full[r] changes exactly when a page's fill crosses between S's
  *     chunk count - 1 and the count, by the thread making the crossing.
  *
@@ -61,6 +67,11 @@
  *   - The second-level bit-fields live beside the page's entry, not on the
  *     page: a page re-split to a size of at most 32 chunks puts user data
  *     where the bit-fields were, and a later split would read it as bits.
+ *   - A page of at most 32 chunks keeps its bits in sub[page][0], not in
+ *     the first level (the paper's usage bit-field): a free's late clear of
+ *     a hint, or a hint set after its word emptied, could otherwise land on
+ *     the page's next split of at most 32 chunks as a live chunk's bit
+ *     (freeing it: two blocks in one place) or as a taken one for good.
  *   - The paper's "next free spot" arithmetic rotates the used bits; the
  *     free ones are meant (a full mask gives a step of 0).
  *   - Large requests search from the top of the pool instead of super
@@ -76,9 +87,6 @@
  *     reservation back (whose give-back uncounts it): otherwise the count
  *     dropped below 0 and hid the region from every later walk.  A split
  *     that keeps a fill already full for its size counts it as well.
- *   - free() fences between its bit clears and its give-back: on the GPU a
- *     late clear of a hint bit could free a live chunk of the page's next
- *     split (see kda_free).
  *   - A large block is below 2 GiB (its first page holds the size under
  *     SA_TAIL): larger requests get NULL.
  *   - The hash adds the warp's slot on its SM (%warpid) times one more
@@ -211,7 +219,7 @@ KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk, sa_di
     uint32_t lane = kda_lane_id();
     int spot;
     if (chunks <= 32) {
-        while ((spot = sa_take_bit(sa_top(h, page), chunks, lane % chunks, d)) < 0) kda_pause();
+        while ((spot = sa_take_bit(sa_sub(h, page, 0), chunks, lane % chunks, d)) < 0) kda_pause();
     } else {
         /* Two levels: sub-words marked full in top are skipped on a first
          * pass and read anyway after it (the marks are hints).  Our
@@ -382,18 +390,8 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
         return;
     }
     uint32_t spot = (uint32_t)(offset % SA_PAGE / chunk);
-    if (sa_chunks(chunk) <= 32) {
-        kda_and32(sa_top(h, page), ~(1u << spot));
-    } else {
-        kda_and32(sa_sub(h, page, spot / 32), ~(1u << spot % 32));
-        kda_and32(sa_top(h, page), ~(1u << spot / 32));
-    }
-    /* The clears land before the give-back (the invariant above).  On the
-     * GPU they are relaxed atomics whose results go unused (RED), and
-     * nothing else orders them before the atomicAdd: a late clear of top's
-     * hint bit w could land after the page is retired and re-split to at
-     * most 32 chunks, where bit w is a live chunk's, and free it. */
-    kda_fence();
+    kda_and32(sa_sub(h, page, spot / 32), ~(1u << spot % 32));
+    if (sa_chunks(chunk) > 32) kda_and32(sa_top(h, page), ~(1u << spot / 32)); /* the word is not full now */
     sa_unreserve(h, page);
     /* Reactivate this super block, the likelier the emptier its region. */
     uint32_t sb = page / sa_sb_pages(h);
