@@ -5,6 +5,7 @@
  * pool in 16-byte units (a nearly full pool under many threads). */
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 
 /* Every page's word, chunk bits and every region's count are zero again
  * (top holds hints only, which may outlive their page's split). */
@@ -256,9 +257,10 @@ static void nf_fail(nf_shared *s, const char *what)
     s->stop = 1;
 }
 
-/* Mixed sizes, with weight where 8 KiB pages change behaviour: a page's
- * chunk count crosses 32 (256 B), one chunk a page (above 4 KiB), a page
- * exactly, and just above it (the large path). */
+/* Mixed sizes, with weight where a page's behaviour changes (the sizes
+ * named for 8 KiB pages): its chunk count crosses 32 (256 B), one chunk a
+ * page (above half a page), a page exactly, and just above it (the large
+ * path). */
 static uint64_t nf_size(uint64_t *rng)
 {
     *rng = mix(*rng + 0x9e3779b97f4a7c15ull);
@@ -464,8 +466,8 @@ Test(scatteralloc, inherited_fill_keeps_the_full_count)
     /* thread A read `page` as (S', f) and was stalled; the page was retired;
      * A's add lands: (0, 1) */
     *sa_word(h, page) = sa_pack(0, 1);
-    /* B splits it for `size` (fill 1 inherited), its reservation is
-     * refused (1 chunk, fill 1), B moves on to the next page */
+    /* B splits it for `size` (fill 1 inherited: the page is full, so B
+     * does not reserve there) and moves on to the next page */
     void *b = kda_malloc(h, size);
     cr_assert_not_null(b);
     cr_assert_eq(sa_size_of(*sa_word(h, page)), (size + 15) & ~15ull, "B split the page");
@@ -484,14 +486,15 @@ Test(scatteralloc, inherited_fill_keeps_the_full_count)
 /* On the GPU a free's bit clears may land after its give-back.  Played in
  * that order: the last chunk of a page of more than 32 chunks is freed, its
  * clear of top's hint not yet landed; the page retires and is split anew
- * for 256 B chunks (at most 32) and one is taken; then the late hint clear
- * lands.  The next request must get another chunk. */
+ * into 16 chunks and one is taken; then the late hint clear lands.  The
+ * next request must get another chunk. */
 Test(scatteralloc, late_hint_clear_never_frees_a_live_chunk)
 {
     kda_pool pool;
     cr_assert_eq(kda_host_pool_create(&pool, 4 * SA_PAGE, 1, err, sizeof err), 0, "%s", err);
     kda_heap *h = &pool.heap;
-    cr_assert_eq(first_page_for(h, 16), first_page_for(h, 256), "both sizes start on one page");
+    uint64_t small = SA_PAGE / 16; /* 16 chunks: one level */
+    cr_assert_eq(first_page_for(h, 16), first_page_for(h, small), "both sizes start on one page");
     unsigned char *a = kda_malloc(h, 16); /* more than 32 chunks: top holds hints */
     cr_assert_not_null(a);
     uint32_t page = page_of(&pool, a), spot = (uint32_t)((uint64_t)(a - h->base) % SA_PAGE / 16);
@@ -499,14 +502,14 @@ Test(scatteralloc, late_hint_clear_never_frees_a_live_chunk)
     kda_and32(sa_sub(h, page, spot / 32), ~(1u << spot % 32));
     sa_unreserve(h, page);
     cr_assert_eq(*sa_word(h, page), 0, "the page retired");
-    unsigned char *x = kda_malloc(h, 256); /* a split of at most 32 chunks */
+    unsigned char *x = kda_malloc(h, small);
     cr_assert_eq(page_of(&pool, x), page);
-    fill(x, 256, 1);
+    fill(x, small, 1);
     kda_and32(sa_top(h, page), ~(1u << spot / 32)); /* ... then the hint's clear */
-    unsigned char *y = kda_malloc(h, 256);
-    fill(y, 256, 2);
-    cr_assert_neq(x, y, "two live 256 B blocks at %p", (void *)x);
-    cr_assert(intact(x, 256, 1), "the first block was overwritten");
+    unsigned char *y = kda_malloc(h, small);
+    fill(y, small, 2);
+    cr_assert_neq(x, y, "two live blocks at %p", (void *)x);
+    cr_assert(intact(x, small, 1), "the first block was overwritten");
     kda_free(h, x);
     kda_free(h, y);
     expect_all_free(&pool);
@@ -536,6 +539,72 @@ Test(scatteralloc, stale_hint_does_not_hide_a_chunk, .timeout = 20)
     cr_assert(page_of(&pool, b) == page && page_of(&pool, c) == page, "both chunks of the page are handed out");
     kda_free(h, b);
     kda_free(h, c);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
+/* A free whose own bit's clear lands after its give-back: the page retires
+ * and is split anew into two chunks; the first request takes the free one,
+ * the second holds the last reservation and must wait for the late clear,
+ * then take that bit (a taker always has a free bit, or one on its way). */
+static uint32_t *late_word, late_mask;
+static void *land_late_clear(void *unused)
+{
+    (void)unused;
+    struct timespec t = {0, 50 * 1000 * 1000};
+    nanosleep(&t, NULL);
+    kda_and32(late_word, ~late_mask);
+    return NULL;
+}
+
+Test(scatteralloc, a_late_own_clear_keeps_its_chunk_taken_until_it_lands, .timeout = 20)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 4 * SA_PAGE, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    uint64_t half = SA_PAGE / 2;
+    cr_assert_eq(first_page_for(h, 16), first_page_for(h, half), "both sizes start on one page");
+    unsigned char *a = kda_malloc(h, 16), *b = kda_malloc(h, 16); /* spots 0 and 1 */
+    cr_assert(a && b);
+    uint32_t page = page_of(&pool, b), spot = (uint32_t)((uint64_t)(b - h->base) % SA_PAGE / 16);
+    kda_free(h, a);
+    /* kda_free(b) with its own clear held back: the hint, the give-back */
+    kda_and32(sa_top(h, page), ~(1u << spot / 32));
+    sa_unreserve(h, page);
+    cr_assert_eq(*sa_word(h, page), 0, "the page retired");
+    cr_assert_lt(spot, 2u, "the held-back bit lies in the next split's range");
+    unsigned char *x = kda_malloc(h, half);
+    cr_assert_eq(page_of(&pool, x), page);
+    late_word = sa_sub(h, page, spot / 32);
+    late_mask = 1u << spot % 32;
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, land_late_clear, NULL), 0);
+    unsigned char *y = kda_malloc(h, half); /* waits for the clear */
+    pthread_join(t, NULL);
+    cr_assert(y && y != x && page_of(&pool, y) == page, "the second chunk, once its bit is clear");
+    kda_free(h, x);
+    kda_free(h, y);
+    expect_all_free(&pool);
+    kda_host_pool_destroy(&pool);
+}
+
+/* Hints on every word of a page of more than 32 chunks, all stale: every
+ * chunk is still handed out (the hints cost a pass, never a chunk). */
+Test(scatteralloc, stale_hints_on_every_word_hide_no_chunk, .timeout = 20)
+{
+    kda_pool pool;
+    cr_assert_eq(kda_host_pool_create(&pool, 4 * SA_PAGE, 1, err, sizeof err), 0, "%s", err);
+    kda_heap *h = &pool.heap;
+    uint32_t page = first_page_for(h, 16), n = sa_chunks(16);
+    *sa_top(h, page) = ~0u;
+    void **blocks = calloc(n, sizeof *blocks);
+    cr_assert_not_null(blocks);
+    for (uint32_t i = 0; i < n; i++) {
+        blocks[i] = kda_malloc(h, 16);
+        cr_assert(blocks[i] && page_of(&pool, blocks[i]) == page, "chunk %u of %u on the page", i, n);
+    }
+    for (uint32_t i = 0; i < n; i++) kda_free(h, blocks[i]);
+    free(blocks);
     expect_all_free(&pool);
     kda_host_pool_destroy(&pool);
 }

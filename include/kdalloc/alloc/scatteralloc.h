@@ -130,8 +130,8 @@
 /* The state (kda_alloc_bind lays it out in the state block). */
 typedef struct kda_state {
     uint64_t *word;        /* [pages] chunk size << 32 | fill level */
-    uint32_t *top;         /* [pages] the usage bit-field's first level */
-    uint32_t *sub;         /* [pages][32] its second level */
+    uint32_t *top;         /* [pages] hints: bit i, word i of sub[] full */
+    uint32_t *sub;         /* [pages][32] the usage bit-field, a bit a chunk */
     uint32_t *full;        /* [regions] full pages of the region */
     uint32_t *active;      /* the super block where small requests start */
     uint32_t *lock;        /* the large requests' lock */
@@ -223,7 +223,8 @@ KDA_FN void *sa_try_page(const kda_heap *h, uint32_t page, uint64_t chunk, sa_di
     } else {
         /* Two levels: sub-words marked full in top are skipped on a first
          * pass and read anyway after it (the marks are hints).  Our
-         * reservation guarantees a free bit. */
+         * reservation guarantees a free bit, or one whose holder's late
+         * clear is on its way. */
         uint32_t words = (chunks + 31) / 32, first = lane % words;
         for (uint32_t i = 0;; i++) {
             uint32_t w = (first + i) % words;
