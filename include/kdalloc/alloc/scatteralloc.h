@@ -37,6 +37,9 @@
  *     chunk.
  *   - full[r] changes exactly when a page's fill crosses between S's
  *     chunk count - 1 and the count, by the thread making the crossing.
+ *     Two such changes by different threads are not ordered, so it may
+ *     read one below its value for a moment (-1 at 0): it is read as
+ *     signed (sa_full_pages).
  *
  * malloc(S) pads S to 16 bytes.  S <= P: hash the size, the SM and the
  * warp's slot on it to a page p = (S k_S + sm k_mp + warp (1 + 32 S / P))
@@ -147,6 +150,8 @@ KDA_HD uint64_t *sa_word(const kda_heap *h, uint32_t page) { return h->state.wor
 KDA_HD uint32_t *sa_top(const kda_heap *h, uint32_t page) { return h->state.top + page; }
 KDA_HD uint32_t *sa_sub(const kda_heap *h, uint32_t page, uint32_t i) { return h->state.sub + (uint64_t)page * 32 + i; }
 KDA_HD uint32_t *sa_full(const kda_heap *h, uint32_t region) { return h->state.full + region; }
+/* A region's full pages, signed: it may read one short for a moment (the invariants). */
+KDA_FN int32_t sa_full_pages(const kda_heap *h, uint32_t region) { return (int32_t)kda_load32(sa_full(h, region)); }
 KDA_HD uint32_t sa_regions(uint32_t pages) { return (pages + SA_REGION - 1) / SA_REGION; }
 KDA_FN uint32_t *sa_active(const kda_heap *h) { return h->state.active; }
 KDA_FN uint32_t *sa_lock(const kda_heap *h) { return h->state.lock; }
@@ -257,7 +262,7 @@ KDA_FN void *sa_alloc_in(const kda_heap *h, uint32_t sb, uint64_t size, sa_diag 
     for (uint32_t tried = 0; tried <= regions; tried++) { /* the first region twice: from p, then whole */
         uint32_t region = p / SA_REGION, end = (region + 1) * SA_REGION < sb_pages ? (region + 1) * SA_REGION : sb_pages;
         SA_COUNT(d, SA_D_REGIONS, 1);
-        if (kda_load32(sa_full(h, (first + p) / SA_REGION)) * 10 <= SA_REGION * 9) {
+        if (sa_full_pages(h, (first + p) / SA_REGION) * 10 <= (int32_t)SA_REGION * 9) {
             for (; p < end; p++) {
                 uint32_t page = first + p;
                 SA_COUNT(d, SA_D_PAGES, 1);
@@ -397,9 +402,9 @@ KDA_FN void kda_free(const kda_heap *h, void *ptr)
     /* Reactivate this super block, the likelier the emptier its region. */
     uint32_t sb = page / sa_sb_pages(h);
     if (sb < h->state.super_blocks && sb != kda_load32(sa_active(h))) {
-        uint32_t full = kda_load32(sa_full(h, page / SA_REGION));
-        uint32_t dice = (uint32_t)(offset >> 4) * 2654435761u >> 26; /* 0..63 */
-        if (full < SA_REGION && dice < SA_REGION - full) kda_store32(sa_active(h), sb);
+        int32_t full = sa_full_pages(h, page / SA_REGION);
+        int32_t dice = (int32_t)((uint32_t)(offset >> 4) * 2654435761u >> 26); /* 0..63 */
+        if (full < (int32_t)SA_REGION && dice < (int32_t)SA_REGION - full) kda_store32(sa_active(h), sb);
     }
 }
 
