@@ -96,6 +96,37 @@ def _joined(values):
     return ", ".join(seen)
 
 
+# runs.jsonl's key prefixes, and the tables their records make
+RECORD_PARTS = [("ds_table3", "Table 3 and the headline table"), ("ds_table4", "Table 4"),
+                ("pool_auto", "the growing pool"), ("alloc", "the generic tests (Tables 1 and 5, Figures 3-5)"),
+                ("survey", "the survey"), ("reuse", "the reuse test"), ("list", "the list workload"),
+                ("orig", "beside the authors' code"), ("rays", "the ray rates")]
+
+
+def record_commits(out):
+    """Lines: for each table, the commits its records measured (records name their commit since the
+    field was added; older ones are counted apart)."""
+    path = os.path.join(out, "runs.jsonl")
+    if not os.path.exists(path):
+        return []
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            part = r["key"].split("|")[0]
+            counts.setdefault(part, {}).setdefault(r.get("commit"), 0)
+            counts[part][r.get("commit")] += 1
+    lines = ["", "Which commit each table's records measured (runs.jsonl):", "", "| table | records |", "|---|---|"]
+    for part, label in RECORD_PARTS:
+        got = counts.get(part)
+        if got:
+            cells = ["`%s` (%d)" % (c, n) for c, n in sorted(got.items(), key=lambda x: -x[1]) if c]
+            if None in got:
+                cells.append("%d from before records named their commit (the invocations above)" % got[None])
+            lines.append("| %s | %s |" % (label, ", ".join(cells)))
+    return lines
+
+
 def write_readme(out, runs):
     last = runs[-1]
     lines = ["# Results on the %s" % last["gpu"], "",
@@ -105,6 +136,7 @@ def write_readme(out, runs):
         lines.append("| %s | `%s` | %s, %s | %s (%s) | %s | `%s` | %s |" % (
             r["date"], r["commit"], r["gpu"], r["driver"], r["cuda"], r["nvcc"], r["cpu"], r["command"],
             ", ".join(r["parts"])))
+    lines += record_commits(out)
     lines += ["", "Binaries: `-O3 --fmad=false` for sm_90, every allocator of CMake's list, ScatterAlloc also with "
               "pages of %s bytes.  A later invocation resumes from runs.jsonl; `--fresh` starts over." %
               " and ".join(str(p) for p in EXTRA_SCATTERALLOC_PAGES), "", "| file | what |", "|---|---|"]
