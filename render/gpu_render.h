@@ -30,8 +30,8 @@ typedef struct gpu_render_stats {
  * `out`; with secondary rays, also `frames` frames of the camera rays alone
  * (ms_primary).  Besides the image it takes 48 bytes of device memory a
  * triangle (the copy of the triangles the leaves read), as the validation
- * does for each part.  Returns 0, or -1 (bad
- * camera, out of memory, CUDA error). */
+ * does for each part.  Returns 0, or -1 (bad camera, out of memory, CUDA
+ * error). */
 int render_gpu(const gpu_tree *t, const gpu_scene *s, const render_options *opt, uint32_t frames, image *out,
                gpu_render_stats *st, char *err, size_t errlen);
 

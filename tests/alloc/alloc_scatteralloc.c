@@ -483,6 +483,21 @@ Test(scatteralloc, inherited_fill_keeps_the_full_count)
     kda_host_pool_destroy(&pool);
 }
 
+/* A pool of four pages where requests of 16 B and of `other` bytes both
+ * start on one page (the tests below replay orders of one page's frees). */
+static kda_heap *one_page_pool(kda_pool *pool, uint64_t other)
+{
+    cr_assert_eq(kda_host_pool_create(pool, 4 * SA_PAGE, 1, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(first_page_for(&pool->heap, 16), first_page_for(&pool->heap, other), "both sizes start on one page");
+    return &pool->heap;
+}
+
+/* The chunk index of block p on its page, chunks of `chunk` bytes. */
+static uint32_t spot_of(const kda_heap *h, const void *p, uint64_t chunk)
+{
+    return (uint32_t)((uint64_t)((const unsigned char *)p - h->base) % SA_PAGE / chunk);
+}
+
 /* On the GPU a free's bit clears may land after its give-back.  Played in
  * that order: the last chunk of a page of more than 32 chunks is freed, its
  * clear of top's hint not yet landed; the page retires and is split anew
@@ -491,13 +506,11 @@ Test(scatteralloc, inherited_fill_keeps_the_full_count)
 Test(scatteralloc, late_hint_clear_never_frees_a_live_chunk)
 {
     kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 4 * SA_PAGE, 1, err, sizeof err), 0, "%s", err);
-    kda_heap *h = &pool.heap;
     uint64_t small = SA_PAGE / 16; /* 16 chunks: one level */
-    cr_assert_eq(first_page_for(h, 16), first_page_for(h, small), "both sizes start on one page");
+    kda_heap *h = one_page_pool(&pool, small);
     unsigned char *a = kda_malloc(h, 16); /* more than 32 chunks: top holds hints */
     cr_assert_not_null(a);
-    uint32_t page = page_of(&pool, a), spot = (uint32_t)((uint64_t)(a - h->base) % SA_PAGE / 16);
+    uint32_t page = page_of(&pool, a), spot = spot_of(h, a, 16);
     /* kda_free(a) as the device may perform it: the chunk's bit, the give-back, */
     kda_and32(sa_sub(h, page, spot / 32), ~(1u << spot % 32));
     sa_unreserve(h, page);
@@ -524,10 +537,8 @@ Test(scatteralloc, late_hint_clear_never_frees_a_live_chunk)
 Test(scatteralloc, stale_hint_does_not_hide_a_chunk, .timeout = 20)
 {
     kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 4 * SA_PAGE, 1, err, sizeof err), 0, "%s", err);
-    kda_heap *h = &pool.heap;
     uint64_t half = SA_PAGE / 2; /* two chunks a page */
-    cr_assert_eq(first_page_for(h, 16), first_page_for(h, half), "both sizes start on one page");
+    kda_heap *h = one_page_pool(&pool, half);
     unsigned char *a = kda_malloc(h, 16); /* word 0 of a page of more than 32 chunks */
     cr_assert_not_null(a);
     uint32_t page = page_of(&pool, a);
@@ -560,13 +571,11 @@ static void *land_late_clear(void *unused)
 Test(scatteralloc, a_late_own_clear_keeps_its_chunk_taken_until_it_lands, .timeout = 20)
 {
     kda_pool pool;
-    cr_assert_eq(kda_host_pool_create(&pool, 4 * SA_PAGE, 1, err, sizeof err), 0, "%s", err);
-    kda_heap *h = &pool.heap;
     uint64_t half = SA_PAGE / 2;
-    cr_assert_eq(first_page_for(h, 16), first_page_for(h, half), "both sizes start on one page");
+    kda_heap *h = one_page_pool(&pool, half);
     unsigned char *a = kda_malloc(h, 16), *b = kda_malloc(h, 16); /* spots 0 and 1 */
     cr_assert(a && b);
-    uint32_t page = page_of(&pool, b), spot = (uint32_t)((uint64_t)(b - h->base) % SA_PAGE / 16);
+    uint32_t page = page_of(&pool, b), spot = spot_of(h, b, 16);
     kda_free(h, a);
     /* kda_free(b) with its own clear held back: the hint, the give-back */
     kda_and32(sa_top(h, page), ~(1u << spot / 32));
