@@ -55,6 +55,8 @@ def _serves_again(reuse, name):
     shares = [s for s in shares if s is not None]
     if not shares:
         return "not measured"
+    if any(int(r.get("mismatches") or 0) for r in reuse if r["allocator"] == name):
+        return "no: overwrites live blocks"  # a ring that wraps serves everything, live blocks included
     low = min(shares)
     return "yes" if low >= 0.99 else ("no" if low == 0 else "in part (%.2f)" % low)
 
