@@ -103,19 +103,26 @@ RECORD_PARTS = [("ds_table3", "Table 3 and the headline table"), ("ds_table4", "
                 ("orig", "beside the authors' code"), ("rays", "the ray rates")]
 
 
-def record_commits(out):
-    """Lines: for each table, the commits its records measured (records name their commit since the
-    field was added; older ones are counted apart)."""
+def record_counts(out):
+    """{key prefix: {commit or None: records}} from runs.jsonl (records name their commit since the
+    field was added; older ones count under None)."""
     path = os.path.join(out, "runs.jsonl")
-    if not os.path.exists(path):
-        return []
     counts = {}
-    with open(path) as f:
-        for line in f:
-            r = json.loads(line)
-            part = r["key"].split("|")[0]
-            counts.setdefault(part, {}).setdefault(r.get("commit"), 0)
-            counts[part][r.get("commit")] += 1
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                part = r["key"].split("|")[0]
+                counts.setdefault(part, {}).setdefault(r.get("commit"), 0)
+                counts[part][r.get("commit")] += 1
+    return counts
+
+
+def record_commits(out):
+    """Lines: for each table, the commits its records measured."""
+    counts = record_counts(out)
+    if not counts:
+        return []
     lines = ["", "Which commit each table's records measured (runs.jsonl):", "", "| table | records |", "|---|---|"]
     for part, label in RECORD_PARTS:
         got = counts.get(part)
@@ -125,6 +132,28 @@ def record_commits(out):
                 cells.append("%d from before records named their commit (the invocations above)" % got[None])
             lines.append("| %s | %s |" % (label, ", ".join(cells)))
     return lines
+
+
+def tables_apart(out):
+    """A sentence naming the commit most tables' records measured and the tables measured elsewhere
+    (wholly or in part); empty when every record names one commit."""
+    counts = record_counts(out)
+    tally = {}
+    for got in counts.values():
+        for c, n in got.items():
+            tally[c] = tally.get(c, 0) + n
+    named = {c: n for c, n in tally.items() if c}
+    if not named or len(tally) == 1:
+        return ""
+    main = max(named, key=lambda c: named[c])
+    apart = []
+    for part, label in RECORD_PARTS:
+        others = [c for c in counts.get(part, {}) if c != main]
+        if others:
+            whole = main not in counts[part]
+            where = " and ".join("at `%s`" % c if c else "before records named their commit" for c in others)
+            apart.append("%s%s %s" % (label, "" if whole else " in part", where))
+    return "  Tables measured at `%s`, but: %s." % (main, "; ".join(apart)) if apart else ""
 
 
 def write_readme(out, runs):
@@ -152,11 +181,11 @@ def write_readme(out, runs):
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write("**%s**, CUDA %s (nvcc %s), measured %s at %d commit%s: [results/%s/README.md](results/%s/README.md) "
                 "says which part ran at which commit, with which command.  `bench/compare` on that GPU measures "
-                "it all again.\n" % (
+                "it all again.%s\n" % (
                     gpus, _joined(r["cuda"] for r in runs), _joined(r["nvcc"] for r in runs),
                     dates[0] if len(dates) == 1 else "%s to %s" % (dates[0], dates[-1]), commits,
                     "" if commits == 1 else "s", os.path.basename(out.rstrip("/")),
-                    os.path.basename(out.rstrip("/"))))
+                    os.path.basename(out.rstrip("/")), tables_apart(out)))
 
 
 def headline(out):
