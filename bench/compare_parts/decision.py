@@ -31,12 +31,12 @@ USE_WHEN = {
     "cmmalloc": "reproducing the paper (CMalloc, a list per SM)",
     "cfmmalloc": "reproducing the paper (fused, a list per SM)",
     "cudamalloc": "a baseline: CUDA's own device malloc",
-    "scatteralloc": "many small blocks of a few sizes, pages of 4 KiB",
+    "scatteralloc": "reproducing the paper's ScatterAlloc (its 4 KiB pages); larger pages do better here",
     "scatteralloc8192": "ScatterAlloc with 8 KiB pages",
     "scatteralloc16384": "a general workload of blocks up to a page",
     "halloc": "a published peer with size classes on slabs; slow at scale",
     "fdgmalloc": "freeing a warp's blocks all at once: it frees nothing singly",
-    "countedbump": "builds and workloads whose blocks die together: fastest that frees, but a chunk with one "
+    "countedbump": "builds and workloads whose blocks die together: fastest that frees in builds and at 1-8 KiB, but a chunk with one "
                    "live block is not served again",
     "slabbump": "a general workload: freed blocks served again at their size, no NULL in the list workload",
     "gallatin": "a published 2024 peer, for comparison",
