@@ -36,8 +36,8 @@ USE_WHEN = {
     "scatteralloc16384": "a general workload of blocks up to a page",
     "halloc": "a published peer with size classes on slabs; slow at scale",
     "fdgmalloc": "freeing a warp's blocks all at once: it frees nothing singly",
-    "countedbump": "builds and workloads whose blocks die together: fastest that frees in builds and at 1-8 KiB, but a chunk with one "
-                   "live block is not served again",
+    "countedbump": "builds and workloads whose blocks die together: fastest that frees in builds and at "
+                   "1-8 KiB, but a chunk with one live block is not served again",
     "slabbump": "a general workload: freed blocks served again at their size, no NULL in the list workload",
     "gallatin": "a published 2024 peer, for comparison",
 }

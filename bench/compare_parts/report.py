@@ -118,9 +118,8 @@ def record_counts(out):
     return counts
 
 
-def record_commits(out):
-    """Lines: for each table, the commits its records measured."""
-    counts = record_counts(out)
+def record_commits(counts):
+    """Lines: for each table, the commits its records measured (counts: record_counts)."""
     if not counts:
         return []
     lines = ["", "Which commit each table's records measured (runs.jsonl):", "", "| table | records |", "|---|---|"]
@@ -134,10 +133,9 @@ def record_commits(out):
     return lines
 
 
-def tables_apart(out):
+def tables_apart(counts):
     """A sentence naming the commit most tables' records measured and the tables measured elsewhere
-    (wholly or in part); empty when every record names one commit."""
-    counts = record_counts(out)
+    (wholly or in part); empty when every record names one commit (counts: record_counts)."""
     tally = {}
     for got in counts.values():
         for c, n in got.items():
@@ -165,7 +163,8 @@ def write_readme(out, runs):
         lines.append("| %s | `%s` | %s, %s | %s (%s) | %s | `%s` | %s |" % (
             r["date"], r["commit"], r["gpu"], r["driver"], r["cuda"], r["nvcc"], r["cpu"], r["command"],
             ", ".join(r["parts"])))
-    lines += record_commits(out)
+    counts = record_counts(out)
+    lines += record_commits(counts)
     lines += ["", "Binaries: `-O3 --fmad=false` for sm_90, every allocator of CMake's list, ScatterAlloc also with "
               "pages of %s bytes.  A later invocation resumes from runs.jsonl; `--fresh` starts over." %
               " and ".join(str(p) for p in EXTRA_SCATTERALLOC_PAGES), "", "| file | what |", "|---|---|"]
@@ -185,7 +184,7 @@ def write_readme(out, runs):
                     gpus, _joined(r["cuda"] for r in runs), _joined(r["nvcc"] for r in runs),
                     dates[0] if len(dates) == 1 else "%s to %s" % (dates[0], dates[-1]), commits,
                     "" if commits == 1 else "s", os.path.basename(out.rstrip("/")),
-                    os.path.basename(out.rstrip("/")), tables_apart(out)))
+                    os.path.basename(out.rstrip("/")), tables_apart(counts)))
 
 
 def headline(out):

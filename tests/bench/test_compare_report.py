@@ -9,7 +9,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 from compare_parts.decision import _serves_again  # noqa: E402
-from compare_parts.report import tables_apart  # noqa: E402
+from compare_parts.report import record_counts, tables_apart  # noqa: E402
 
 
 def write_runs(records):
@@ -26,12 +26,12 @@ def write_runs(records):
 class TablesApart(unittest.TestCase):
     def test_one_commit_marks_nothing(self):
         d = write_runs([("ds_table3|a", "c1"), ("survey|b", "c1"), ("rays|c", "c1")])
-        self.assertEqual(tables_apart(d), "")
+        self.assertEqual(tables_apart(record_counts(d)), "")
 
     def test_names_the_main_commit_and_each_table_elsewhere(self):
         d = write_runs([("ds_table3|a", "c1"), ("ds_table3|b", "c1"), ("survey|a", "c1"),
                         ("rays|a", "c2"), ("list|a", "c1"), ("list|b", None)])
-        got = tables_apart(d)
+        got = tables_apart(record_counts(d))
         self.assertIn("at `c1`", got)
         self.assertIn("the ray rates at `c2`", got)
         self.assertIn("the list workload in part before records named their commit", got)
@@ -39,7 +39,7 @@ class TablesApart(unittest.TestCase):
         self.assertNotIn("Table 3", got)
 
     def test_no_records(self):
-        self.assertEqual(tables_apart(tempfile.mkdtemp()), "")
+        self.assertEqual(tables_apart(record_counts(tempfile.mkdtemp())), "")
 
 
 def reuse_row(name, size, refill, served, mismatches=0):
