@@ -100,14 +100,19 @@ def _joined(values):
 RECORD_PARTS = [("ds_table3", "Table 3 and the headline table"), ("ds_table4", "Table 4"),
                 ("pool_auto", "the growing pool"), ("alloc", "the generic tests (Tables 1 and 5, Figures 3-5)"),
                 ("survey", "the survey"), ("reuse", "the reuse test"), ("list", "the list workload"),
-                ("orig", "beside the authors' code"), ("rays", "the ray rates")]
+                ("orig", "beside the authors' code"), ("rays", "the ray rates"), ("embree", "Embree's builds"),
+                ("checks", "the checks")]
 
 
 def record_counts(out):
     """{key prefix: {commit or None: records}} from runs.jsonl (records name their commit since the
-    field was added; older ones count under None)."""
+    field was added; older ones count under None), and the checks' commit (checks/gpu.txt) as one record."""
     path = os.path.join(out, "runs.jsonl")
     counts = {}
+    gpu = os.path.join(out, "checks", "gpu.txt")
+    first = open(gpu).readline().split() if os.path.exists(gpu) else []
+    if len(first) == 2 and first[0] == "commit":
+        counts["checks"] = {first[1]: 1}
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
@@ -174,17 +179,20 @@ def write_readme(out, runs):
     if os.path.exists(notes):  # what the table of invocations cannot say, written by hand
         lines += ["", open(notes).read().strip()]
     write_lines(os.path.join(out, "README.md"), lines)
-    gpus = _joined("%s (driver %s)" % (r["gpu"], r["driver"]) for r in runs)
-    dates = sorted(set(r["date"] for r in runs))
-    commits = len(set(r["commit"] for r in runs))
+    measured = set(c for got in counts.values() for c in got if c)  # the commits the tables' records name
+    kept = [r for r in runs if r["commit"] in measured] or runs
+    gpus = _joined("%s (driver %s)" % (r["gpu"], r["driver"]) for r in kept)
+    dates = sorted(set(r["date"] for r in kept))
+    apart = tables_apart(counts)
+    where = ("at `%s` (every table)" % measured.pop() if len(measured) == 1 and not apart else
+             "at %d commits" % len(set(r["commit"] for r in kept)))
     with open(os.path.join(out, "summary.md"), "w") as f:
-        f.write("**%s**, CUDA %s (nvcc %s), measured %s at %d commit%s: [results/%s/README.md](results/%s/README.md) "
+        f.write("**%s**, CUDA %s (nvcc %s), measured %s %s: [results/%s/README.md](results/%s/README.md) "
                 "says which part ran at which commit, with which command.  `bench/compare` on that GPU measures "
                 "it all again.%s\n" % (
-                    gpus, _joined(r["cuda"] for r in runs), _joined(r["nvcc"] for r in runs),
-                    dates[0] if len(dates) == 1 else "%s to %s" % (dates[0], dates[-1]), commits,
-                    "" if commits == 1 else "s", os.path.basename(out.rstrip("/")),
-                    os.path.basename(out.rstrip("/")), tables_apart(counts)))
+                    gpus, _joined(r["cuda"] for r in kept), _joined(r["nvcc"] for r in kept),
+                    dates[0] if len(dates) == 1 else "%s to %s" % (dates[0], dates[-1]), where,
+                    os.path.basename(out.rstrip("/")), os.path.basename(out.rstrip("/")), apart))
 
 
 def headline(out):

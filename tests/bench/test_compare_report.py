@@ -38,6 +38,15 @@ class TablesApart(unittest.TestCase):
         self.assertNotIn("the survey", got)
         self.assertNotIn("Table 3", got)
 
+    def test_the_checks_count_by_their_commit(self):
+        d = write_runs([("ds_table3|a", "c1"), ("embree|a", "c1")])
+        os.mkdir(os.path.join(d, "checks"))
+        with open(os.path.join(d, "checks", "gpu.txt"), "w") as f:
+            f.write("commit c2\nNVIDIA H200, 580\n")
+        got = tables_apart(record_counts(d))
+        self.assertIn("the checks at `c2`", got)
+        self.assertNotIn("Embree", got)
+
     def test_no_records(self):
         self.assertEqual(tables_apart(record_counts(tempfile.mkdtemp())), "")
 
