@@ -299,6 +299,60 @@ Test(cli, build_default_scene)
     run_result_free(&r);
 }
 
+/* Lines of `text` that begin with `prefix`. */
+static int lines_starting(const char *text, const char *prefix)
+{
+    int n = 0;
+    for (const char *l = text; l && *l;) {
+        n += !strncmp(l, prefix, strlen(prefix));
+        l = strchr(l, '\n');
+        l = l ? l + 1 : NULL;
+    }
+    return n;
+}
+
+/* Without --cpu or --gpu the build says once which device it used, and
+ * when that is the CPU, why (no GPU here, or none compiled in). */
+Test(cli, build_names_its_device_once)
+{
+    run_result r = KDALLOC("build", TEAPOT);
+    expect_status(&r, 0, "build without a device flag");
+    cr_expect_eq(lines_starting(r.err, "device: "), 1, "not one device line:\n%s", r.err);
+    if (strstr(r.err, "device: CPU ("))
+        cr_expect(strstr(r.err, "--gpu requires one") || strstr(r.err, "built without CUDA"),
+                  "the CPU chosen without saying why:\n%s", r.err);
+    else
+        expect_contains(r.err, "device: GPU ", "build without a device flag");
+    expect_contains(r.out, "SAH cost", "build without a device flag");
+    run_result_free(&r);
+}
+
+/* --gpu never falls back: with a GPU it builds there, without one it fails
+ * (exit 1) in one line that says why and names --cpu. */
+Test(cli, gpu_flag_without_a_gpu_is_a_clear_error)
+{
+    run_result r = KDALLOC("build", "--gpu", TEAPOT);
+    if (r.status == 0) {
+        expect_contains(r.err, "device: GPU ", "build --gpu with a GPU");
+    } else {
+        expect_status(&r, 1, "build --gpu without a GPU");
+        expect_contains(r.err, "use --cpu", "build --gpu without a GPU");
+        cr_expect_eq(lines_starting(r.err, "kdalloc: "), 1, "not one error line:\n%s", r.err);
+        cr_expect_eq(lines_starting(r.err, "device: "), 0, "an error, yet a device line:\n%s", r.err);
+        cr_expect_str_empty(r.out, "build --gpu without a GPU printed results");
+    }
+    run_result_free(&r);
+}
+
+/* --check runs the tree's invariant checks and says on stderr that they hold. */
+Test(cli, build_check_says_the_invariants_hold)
+{
+    run_result r = KDALLOC("build", "--cpu", "--check", TEAPOT);
+    expect_status(&r, 0, "build --check");
+    expect_contains(r.err, "check: tree invariants hold", "build --check");
+    run_result_free(&r);
+}
+
 /* --json prints one object on one line, nothing else on stdout; its
  * n_tris is the triangle count scene_load finds. */
 Test(cli, build_json)
@@ -332,6 +386,23 @@ Test(cli, render_and_validate)
     expect_contains(r.out, "validation: 500 rays", "render --validate 500");
     expect_contains(r.out, " 0 mismatches", "render --validate 500");
     expect_png(path, 64, 48);
+    run_result_free(&r);
+}
+
+/* A tree whose hits are wrong (kdalloc-wrongtree: every leaf holds triangle
+ * 0) fails its validation: exit 3, the first mismatch named in one error
+ * line, and with --json the object is still printed, its mismatches counted
+ * (at least one of the 500 rays: the teapot fills much of the view). */
+Test(cli, failed_validation_exits_3)
+{
+    run_result r = RUN_EXE(KDALLOC_WRONGTREE_EXE, "render", "--cpu", TEAPOT, "-o", TMP("wrong.png"), "--width", "64",
+                           "--height", "48", "--validate", "500", "--json");
+    expect_status(&r, 3, "a wrong tree's --validate");
+    cr_expect_eq(lines_starting(r.err, "kdalloc: validation failed: "), 1, "not one error line:\n%s", r.err);
+    const char *m = strstr(r.out, "\"mismatches\": ");
+    cr_assert_not_null(m, "no mismatches in the JSON: %s", r.out);
+    cr_expect_gt(strtoull(m + strlen("\"mismatches\": "), NULL, 10), 0, "%s", r.out);
+    unlink(TMP("wrong.png"));
     run_result_free(&r);
 }
 
@@ -378,7 +449,7 @@ Test(cli, gen_round_trips)
 Test(cli, gen_unknown_scene_lists_the_valid_ones)
 {
     run_result r = KDALLOC("gen", "nosuch", "-o", TMP("nosuch.obj"));
-    cr_expect_neq(r.status, 0, "gen nosuch succeeded");
+    expect_status(&r, 2, "gen nosuch");
     expect_contains(r.err, "nosuch", "gen nosuch");
     for (const char *const *n = scene_generator_names(); *n; n++) expect_contains(r.err, *n, "gen nosuch");
     cr_expect_not(file_exists(TMP("nosuch.obj")), "gen nosuch wrote a file");

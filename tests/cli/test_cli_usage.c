@@ -59,6 +59,8 @@ Test(cli_usage, unknown_options_and_commands)
     expect_usage(KDALLOC("build", "--foo=3"), "unknown option --foo", "build --foo=3");
     expect_usage(KDALLOC("build", "-x"), "unknown option -x", "build -x");
     expect_usage(KDALLOC("gen", "flat", "--bogus"), "unknown option --bogus", "gen --bogus");
+    expect_usage(KDALLOC("gen", "flat", "wide", "-o", TMP("two.obj")), "one scene name expected, got 'wide' too",
+                 "gen with two names");
     expect_usage(KDALLOC("build", "--json=1"), "--json takes no value", "build --json=1");
     expect_usage(KDALLOC("build", "--po", "3"), "ambiguous option --po", "build --po");
     expect_usage(KDALLOC("frobnicate"), "unknown command 'frobnicate'", "kdalloc frobnicate");
