@@ -5,7 +5,8 @@
  * Oracles: brute force decides which pixels show the scene, stb_image reads
  * the PNG back, the heat maps' per-pixel counts are recomputed with
  * kdtree_trace and their colours with a palette of every count (only the
- * legend's bottom rows differ), and renders of the same scene are compared
+ * legend's bottom rows differ), the palette's hues against the documented
+ * blue-to-red ramp, and renders of the same scene are compared
  * byte for byte: twice the same, and with shadows against without. */
 #include <stb_image.h>
 
@@ -174,6 +175,56 @@ static void expect_heat_map(shade_mode mode, const char *name)
 Test(heat_map, steps) { expect_heat_map(SHADE_STEPS, "steps"); }
 
 Test(heat_map, tests) { expect_heat_map(SHADE_TESTS, "tests"); }
+
+/* A colour's hue in degrees (red 0, yellow 60, green 120, cyan 180, blue
+ * 240; below 0 toward magenta) and its chroma, max - min of the channels. */
+static double hue_degrees(const uint8_t p[3], double *chroma)
+{
+    double r = p[0], g = p[1], b = p[2], hi = fmax(r, fmax(g, b));
+    *chroma = hi - fmin(r, fmin(g, b));
+    if (hi == r) return 60.0 * (g - b) / *chroma;
+    if (hi == g) return 60.0 * (2.0 + (b - r) / *chroma);
+    return 60.0 * (4.0 + (r - g) / *chroma);
+}
+
+/* The palette is the documented ramp (render.h: blue = few, red = many;
+ * image.c: blue - cyan - green - yellow - red between its five stops).
+ * Oracle: hues computed here.  Count 0 and the largest count are the end
+ * stops exactly ((0.05, 0.05, 0.45) and (0.85, 0.05, 0.05) times 255,
+ * rounded); the quarter counts of 4 are cyan, green and yellow (within 25
+ * degrees); and over every count of 4, 1000 and 100000 the hue never rises
+ * (the red and blue channels alone are not monotone: the stops dip in red
+ * from blue to cyan and rise in blue).  Rounding a channel to 8 bits moves
+ * a hue by up to about 60 / chroma degrees, so two neighbours may rise by
+ * 120 / chroma. */
+Test(heat_map, palette_runs_from_blue_to_red)
+{
+    static const uint8_t blue[3] = {13, 13, 115}, red[3] = {217, 13, 13};
+    static const double named[3] = {180.0, 120.0, 60.0}; /* cyan, green, yellow */
+    static const uint32_t maxes[3] = {4, 1000, 100000};
+    for (int m = 0; m < 3; m++) {
+        uint32_t max = maxes[m];
+        uint8_t *palette = heat_palette(max, SHADE_STEPS);
+        const uint8_t *last = palette + 3 * (size_t)max;
+        cr_expect_arr_eq(palette, blue, 3, "max %u: count 0 is %u %u %u", max, palette[0], palette[1], palette[2]);
+        cr_expect_arr_eq(last, red, 3, "max %u: count %u is %u %u %u", max, max, last[0], last[1], last[2]);
+        double chroma, prev_chroma = 0.0, prev = 0.0;
+        for (uint32_t i = 0; i <= max; i++) {
+            const uint8_t *p = palette + 3 * (size_t)i;
+            double hue = hue_degrees(p, &chroma);
+            cr_assert_gt(chroma, 0.0, "max %u: count %u is grey (%u %u %u)", max, i, p[0], p[1], p[2]);
+            if (i > 0)
+                cr_assert_leq(hue, prev + 120.0 / fmin(chroma, prev_chroma),
+                              "max %u: the hue rises from %.2f to %.2f at count %u", max, prev, hue, i);
+            if (max == 4 && i > 0 && i < 4)
+                cr_expect_leq(fabs(hue - named[i - 1]), 25.0, "count %u of 4: hue %.1f, want about %.0f", i, hue,
+                              named[i - 1]);
+            prev = hue;
+            prev_chroma = chroma;
+        }
+        free(palette);
+    }
+}
 
 /* ------------------------------------------------------------------------
  * Determinism and shadows

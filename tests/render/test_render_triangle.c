@@ -3,9 +3,10 @@
  * misses, t_max, parallel rays, back faces, and no ray let through between
  * triangles that share an edge or a vertex.
  *
- * Oracles: triangles whose hit distance is exact in float, and shared edges
+ * Oracles: triangles whose hit distance is exact in float, shared edges
  * and vertices aimed at through points that are exact in float (a
- * watertight test never lets such a ray through). */
+ * watertight test never lets such a ray through), and Moller-Trumbore in
+ * double on random triangles and rays. */
 #include "test_render.h"
 
 /* ray_triangle on one ray; returns whether it hits, and the distance. */
@@ -215,4 +216,152 @@ Test(ray_triangle, swapping_the_sheared_axes_changes_no_answer)
     }
     cr_expect_gt(hits, 10000, "too few hits (%d) to compare distances", hits);
     cr_expect_gt(edge_cases, 90000);
+}
+
+/* Moller-Trumbore in double on the float inputs: where the ray's line meets
+ * the triangle's plane, as barycentrics b (of v[0], v[1], v[2]) and the
+ * distance t in units of |d|.  Returns 0 for a ray parallel to the plane. */
+static int double_plane_hit(const float o[3], const float d[3], const float v[3][3], double b[3], double *t)
+{
+    double e1[3], e2[3], s[3], p[3], q[3];
+    for (int a = 0; a < 3; a++) {
+        e1[a] = (double)v[1][a] - v[0][a];
+        e2[a] = (double)v[2][a] - v[0][a];
+        s[a] = (double)o[a] - v[0][a];
+    }
+    p[0] = d[1] * e2[2] - d[2] * e2[1];
+    p[1] = d[2] * e2[0] - d[0] * e2[2];
+    p[2] = d[0] * e2[1] - d[1] * e2[0];
+    double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+    if (det == 0.0) return 0;
+    q[0] = s[1] * e1[2] - s[2] * e1[1];
+    q[1] = s[2] * e1[0] - s[0] * e1[2];
+    q[2] = s[0] * e1[1] - s[1] * e1[0];
+    b[1] = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) / det;
+    b[2] = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) / det;
+    b[0] = 1.0 - b[1] - b[2];
+    *t = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) / det;
+    return 1;
+}
+
+/* The scales of the float test's rounding, in double: *far, the farthest
+ * vertex from the origin (vertices relative to the origin are rounded to
+ * about 2^-24 of it); *depth, the longest edge; and the return value kappa
+ * = far / h, h the triangle's smallest height seen along the ray (a
+ * barycentric is a distance from an edge in that view over a height, so
+ * it is off by about kappa 2^-24; infinite for a ray in the plane). */
+static double ray_triangle_condition(const float o[3], const float d[3], const float v[3][3], double *far,
+                                     double *depth)
+{
+    double len = sqrt((double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
+    double u[3] = {d[0] / len, d[1] / len, d[2] / len}, e[3][3], seen = 0.0;
+    *far = *depth = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double r2 = 0.0, along = 0.0, e2 = 0.0, across2 = 0.0;
+        for (int a = 0; a < 3; a++) {
+            r2 += ((double)v[k][a] - o[a]) * ((double)v[k][a] - o[a]);
+            e[k][a] = (double)v[(k + 1) % 3][a] - v[k][a];
+            along += e[k][a] * u[a];
+            e2 += e[k][a] * e[k][a];
+        }
+        for (int a = 0; a < 3; a++) across2 += (e[k][a] - along * u[a]) * (e[k][a] - along * u[a]);
+        *far = fmax(*far, sqrt(r2));
+        *depth = fmax(*depth, sqrt(e2));
+        seen = fmax(seen, sqrt(across2));
+    }
+    double n[3] = {e[0][1] * e[1][2] - e[0][2] * e[1][1], e[0][2] * e[1][0] - e[0][0] * e[1][2],
+                   e[0][0] * e[1][1] - e[0][1] * e[1][0]};
+    double h = fabs(n[0] * u[0] + n[1] * u[1] + n[2] * u[2]) / seen;
+    return *far / h;
+}
+
+/* One random triangle: a long edge of length 2^-6..2^6 in a random
+ * direction, the third vertex off it by 1/4..1 of that (a quarter of them
+ * slivers, 2^-10..2^-2), tilted every way, within [-100, 100]^3. */
+static void random_triangle(rng *g, float v[3][3])
+{
+    float along[3], side[3], c[3];
+    rng_direction(g, along);
+    rng_direction(g, side);
+    float axis[3];
+    cross3(along, side, axis);
+    cross3(axis, along, side);
+    normalize3(side);
+    float size = exp2f(rng_range(g, -6.0f, 6.0f)), shift = rng_range(g, -0.5f, 1.5f);
+    float height = rng_below(g, 4) == 0 ? exp2f(rng_range(g, -10.0f, -2.0f)) : rng_range(g, 0.25f, 1.0f);
+    for (int a = 0; a < 3; a++) c[a] = rng_range(g, -100.0f, 100.0f);
+    for (int a = 0; a < 3; a++) {
+        v[0][a] = c[a];
+        v[1][a] = c[a] + size * along[a];
+        v[2][a] = c[a] + size * (shift * along[a] + height * side[a]);
+    }
+}
+
+/* ray_triangle against Moller-Trumbore in double (another algorithm in a
+ * wider type) on 10^5 random triangles, one ray each: a random ray near
+ * the triangle, or one from 2^-3..2^6 sizes away aimed at an inside point
+ * or just beside an edge (2^-16..2^-4 off, either side); |d| 1/4..4, and a
+ * third with a finite t_max.  Where double decides (the barycentrics all
+ * above the margin or one below minus it, t farther than the tolerance
+ * from 0 and t_max), the hit or miss is the same; where both hit, so is t.
+ * Margin max(1e-4, 4 kappa 2^-24) (ray_triangle_condition: the float
+ * barycentrics' error, measured below 0.7 kappa 2^-24); tolerance
+ * 8 (far + kappa depth) 2^-24 / |d|: the distance's rounding plus the
+ * barycentrics' error over the triangle's depth (measured below 1.6 of
+ * that unit; a flat 1e-5 of far / |d| fails 47 ill-conditioned hits). */
+Test(ray_triangle, agrees_with_double_precision_on_random_triangles)
+{
+    rng g = {4};
+    int decided = 0, hits = 0;
+    for (int i = 0; i < 100000; i++) {
+        float v[3][3], o[3], d[3];
+        random_triangle(&g, v);
+        rng_direction(&g, d);
+        float size = 0.0f;
+        for (int a = 0; a < 3; a++) size = fmaxf(size, fabsf(v[1][a] - v[0][a]));
+        if (i % 4 == 0) {
+            for (int a = 0; a < 3; a++) o[a] = v[0][a] + size * rng_range(&g, -4.0f, 4.0f);
+        } else {
+            float b1 = rng_unit(&g), b2 = rng_unit(&g);
+            if (b1 + b2 > 1.0f) {
+                b1 = 1.0f - b1;
+                b2 = 1.0f - b2;
+            }
+            if (i % 4 == 1) {
+                b2 = (rng_below(&g, 2) ? 1.0f : -1.0f) * exp2f(rng_range(&g, -16.0f, -4.0f));
+                b1 = rng_unit(&g) * (1.0f - fabsf(b2));
+            }
+            float away = size * exp2f(rng_range(&g, -3.0f, 6.0f));
+            for (int a = 0; a < 3; a++)
+                o[a] = v[0][a] + b1 * (v[1][a] - v[0][a]) + b2 * (v[2][a] - v[0][a]) - away * d[a];
+        }
+        float len = rng_range(&g, 0.25f, 4.0f);
+        for (int a = 0; a < 3; a++) d[a] *= len;
+        double d_len = sqrt((double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]);
+
+        double b[3], want_t, far, depth;
+        if (!double_plane_hit(o, d, v, b, &want_t)) continue;
+        float t_max = i % 3 ? INFINITY : (float)fabs(want_t) * rng_range(&g, 0.5f, 1.5f), t = NAN;
+        double kappa = ray_triangle_condition(o, d, v, &far, &depth);
+        double margin = fmax(1e-4, 4.0 * kappa * 0x1p-24);
+        double tol = 8.0 * (far + kappa * depth) * 0x1p-24 / d_len;
+        int inside = b[0] > margin && b[1] > margin && b[2] > margin;
+        int outside = b[0] < -margin || b[1] < -margin || b[2] < -margin;
+        int in_range = want_t > tol && want_t < (double)t_max - tol;
+        int out_of_range = want_t < -tol || want_t > (double)t_max + tol;
+        if (!outside && !(inside && (in_range || out_of_range))) continue;
+        decided++;
+        int want = inside && in_range;
+        ray r = {{o[0], o[1], o[2]}, {d[0], d[1], d[2]}};
+        ray_shear s = ray_make_shear(&r);
+        int hit = ray_triangle(&r, &s, v[0], v[1], v[2], t_max, &t);
+        cr_assert_eq(hit, want, "case %d: hit %d, double says %d (barycentrics %g %g %g, t %g, t_max %g, kappa %g)",
+                     i, hit, want, b[0], b[1], b[2], want_t, t_max, kappa);
+        if (!hit) continue;
+        hits++;
+        cr_assert_leq(fabs(t - want_t), tol, "case %d: t %.9g, double %.17g (tolerance %g, kappa %g)", i, t, want_t,
+                      tol, kappa);
+    }
+    cr_expect_gt(decided, 90000, "double decided only %d of 100000 cases", decided);
+    cr_expect_gt(hits, 40000, "only %d of %d decided rays hit", hits, decided);
 }

@@ -70,9 +70,10 @@ static void expect_identical(const scene *a, const scene *b)
     cr_assert_eq(memcmp(a->triangles, b->triangles, 3 * sizeof(uint32_t) * a->n_triangles), 0);
 }
 
-/* Indices in range, every vertex used, no zero-area triangle, bounds
- * finite and equal to a recomputation. */
-static void expect_well_formed(const scene *s)
+/* Indices in range, every vertex used, every coordinate finite, bounds
+ * finite and equal to a recomputation, and so is the count of zero-area
+ * triangles. */
+static void expect_indexed(const scene *s)
 {
     cr_assert_gt(s->n_triangles, 0);
     char *used = calloc(s->n_vertices, 1);
@@ -84,17 +85,25 @@ static void expect_well_formed(const scene *s)
     for (uint32_t v = 0; v < s->n_vertices; v++)
         cr_assert(used[v], "vertex %u unused", v);
     free(used);
-    cr_assert_eq(s->n_degenerate, 0);
+    for (size_t k = 0; k < 3 * (size_t)s->n_vertices; k++)
+        cr_assert(isfinite(s->positions[k]), "coordinate %zu is %g", k, s->positions[k]);
 
     scene again = *s;
     scene_update_bounds(&again);
-    cr_assert_eq(again.n_degenerate, 0);
+    cr_assert_eq(s->n_degenerate, again.n_degenerate);
     for (int a = 0; a < 3; a++) {
         cr_assert(isfinite(s->lo[a]) && isfinite(s->hi[a]));
         cr_assert_leq(s->lo[a], s->hi[a]);
         cr_assert_eq(s->lo[a], again.lo[a]);
         cr_assert_eq(s->hi[a], again.hi[a]);
     }
+}
+
+/* expect_indexed, and no zero-area triangle. */
+static void expect_well_formed(const scene *s)
+{
+    expect_indexed(s);
+    cr_assert_eq(s->n_degenerate, 0);
 }
 
 Test(gen, default_scene_is_atrium)
@@ -247,6 +256,10 @@ Test(gen, sizes_out_of_range_are_refused)
     expect_failure("spheres", 50000001, "valid: 100..50000000");
     expect_failure("flat", 50000001, "valid: 1..50000000");
     expect_failure("stacked", UINT64_MAX, "valid: 1..50000000");
+    expect_failure("huge", 13, "valid: 14..50000000");
+    expect_failure("wide", 13, "valid: 14..50000000");
+    expect_failure("tilted", 50000001, "valid: 1..50000000");
+    expect_failure("coincident", 50000001, "valid: 1..50000000");
 }
 
 Test(gen, flat_is_a_plane_of_n_triangles)
@@ -277,6 +290,115 @@ Test(gen, stacked_repeats_one_triangle)
     s = generate("stacked", 5);
     cr_assert_eq(s.n_triangles, 5);
     scene_free(&s);
+}
+
+/* huge and wide are a ground quad and 12-triangle boxes: their help's
+ * 2 + 12 floor((n - 2) / 12) triangles for n, 1202 by default. */
+static const uint64_t BOX_SCENE_SIZES[] = {14, 25, 26, 1202, 0};
+
+static uint64_t ground_and_boxes(uint64_t n) { return 2 + 12 * (((n ? n : 1202) - 2) / 12); }
+
+/* huge: well formed, of its size, the ground quad of half-width 1e30 at
+ * y = 0 with the boxes (sizes 1e27..3e29) standing on it. */
+Test(gen, huge_is_boxes_on_a_ground_of_1e30)
+{
+    for (size_t k = 0; k < sizeof BOX_SCENE_SIZES / sizeof BOX_SCENE_SIZES[0]; k++) {
+        uint64_t n = BOX_SCENE_SIZES[k];
+        scene s = generate("huge", n);
+        cr_assert_eq(s.n_triangles, ground_and_boxes(n), "n = %llu: %u triangles", (unsigned long long)n,
+                     s.n_triangles);
+        expect_well_formed(&s);
+        cr_assert_eq(s.lo[0], -1e30f);
+        cr_assert_eq(s.hi[0], 1e30f);
+        cr_assert_eq(s.lo[2], -1e30f);
+        cr_assert_eq(s.hi[2], 1e30f);
+        cr_assert_eq(s.lo[1], 0.0f);
+        cr_assert(s.hi[1] >= 1e27f && s.hi[1] <= 3e29f, "n = %llu: tallest box %g", (unsigned long long)n,
+                  s.hi[1]);
+        scene_free(&s);
+    }
+}
+
+/* wide: indexed right and of its size (tiny boxes far out may round to
+ * zero-area triangles: the help allows them), the ground quad of
+ * half-width 1e6 at y = 0, and by default box heights from under 1e-5 to
+ * over 1e5 (1e-6..1.1e6 log-uniform). */
+Test(gen, wide_is_boxes_from_1e_6_to_1e6)
+{
+    for (size_t k = 0; k < sizeof BOX_SCENE_SIZES / sizeof BOX_SCENE_SIZES[0]; k++) {
+        uint64_t n = BOX_SCENE_SIZES[k];
+        scene s = generate("wide", n);
+        cr_assert_eq(s.n_triangles, ground_and_boxes(n), "n = %llu: %u triangles", (unsigned long long)n,
+                     s.n_triangles);
+        expect_indexed(&s);
+        cr_assert_eq(s.lo[0], -1e6f);
+        cr_assert_eq(s.hi[0], 1e6f);
+        cr_assert_eq(s.lo[2], -1e6f);
+        cr_assert_eq(s.hi[2], 1e6f);
+        cr_assert_eq(s.lo[1], 0.0f);
+        cr_assert_leq(s.hi[1], 1.1e6f);
+        if (n == 0) {
+            float lowest_top = INFINITY;
+            for (uint32_t v = 0; v < s.n_vertices; v++) {
+                float y = s.positions[3 * (size_t)v + 1];
+                if (y > 0.0f) lowest_top = fminf(lowest_top, y);
+            }
+            cr_assert_lt(lowest_top, 1e-5f, "lowest box %g", lowest_top);
+            cr_assert_gt(s.hi[1], 1e5f, "tallest box %g", s.hi[1]);
+        }
+        scene_free(&s);
+    }
+}
+
+/* tilted: exactly n triangles, well formed, no axis flat, and every vertex
+ * on the plane 0.48 x - 0.64 y + 0.6 z = 0 within its rounding to float
+ * (each coordinate by at most 2^-24 of itself; twice that allowed). */
+Test(gen, tilted_is_a_plane_of_n_triangles)
+{
+    static const uint64_t sizes[] = {1, 2, 3, 7, 12345, 0};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        scene s = generate("tilted", sizes[k]);
+        cr_assert_eq(s.n_triangles, sizes[k] ? sizes[k] : 10000);
+        expect_well_formed(&s);
+        for (int a = 0; a < 3; a++) cr_assert_gt(s.hi[a] - s.lo[a], 0.25f, "n = %llu: axis %d is flat",
+                                                 (unsigned long long)sizes[k], a);
+        for (uint32_t v = 0; v < s.n_vertices; v++) {
+            const float *p = s.positions + 3 * (size_t)v;
+            double dist = 0.48 * p[0] - 0.64 * p[1] + 0.6 * p[2];
+            double bound = 0x1p-23 * (fabs(p[0]) + fabs(p[1]) + fabs(p[2]));
+            cr_assert_leq(fabs(dist), bound, "vertex %u is %g off the plane", v, dist);
+        }
+        scene_free(&s);
+    }
+}
+
+/* coincident: n + 248 triangles, well formed; the n copies (after the 248
+ * of ground and boxes) each on three vertices of its own, all at the same
+ * coordinates, above the ground at y = 0. */
+Test(gen, coincident_copies_own_their_vertices)
+{
+    static const uint64_t sizes[] = {1, 2, 1000, 0};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        uint64_t n = sizes[k] ? sizes[k] : 10000;
+        scene s = generate("coincident", sizes[k]);
+        cr_assert_eq(s.n_triangles, n + 248);
+        expect_well_formed(&s);
+        cr_assert_eq(s.lo[1], 0.0f);
+        uint32_t *uses = calloc(s.n_vertices, sizeof *uses);
+        cr_assert_not_null(uses);
+        for (size_t i = 0; i < 3 * (size_t)s.n_triangles; i++) uses[s.triangles[i]]++;
+        const uint32_t *first = s.triangles + 3 * 248;
+        for (uint32_t t = 248; t < s.n_triangles; t++)
+            for (int j = 0; j < 3; j++) {
+                uint32_t v = s.triangles[3 * (size_t)t + j];
+                const float *p = s.positions + 3 * (size_t)v, *q = s.positions + 3 * (size_t)first[j];
+                cr_assert_eq(uses[v], 1, "copy %u shares vertex %u", t - 248, v);
+                cr_assert_eq(memcmp(p, q, 3 * sizeof *p), 0, "copy %u differs from the first", t - 248);
+                cr_assert_gt(p[1], 0.0f, "copy %u is not above the ground", t - 248);
+            }
+        free(uses);
+        scene_free(&s);
+    }
 }
 
 static void expect_round_trip(const char *name, uint64_t n)
