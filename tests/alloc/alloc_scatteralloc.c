@@ -557,13 +557,18 @@ Test(scatteralloc, stale_hint_does_not_hide_a_chunk, .timeout = 20)
 /* A free whose own bit's clear lands after its give-back: the page retires
  * and is split anew into two chunks; the first request takes the free one,
  * the second holds the last reservation and must wait for the late clear,
- * then take that bit (a taker always has a free bit, or one on its way). */
-static uint32_t *late_word, late_mask;
+ * then take that bit (a taker always has a free bit, or one on its way).
+ * The clear lands only once the second request's reservation is seen (the
+ * page's fill at 2; 10 s at most, then the test fails), so it lands while
+ * that request is in flight; the request then holds the late bit's chunk. */
+static const kda_heap *late_heap;
+static uint32_t late_page, *late_word, late_mask;
+static _Atomic int late_in_flight;
 static void *land_late_clear(void *unused)
 {
     (void)unused;
-    struct timespec t = {0, 50 * 1000 * 1000};
-    nanosleep(&t, NULL);
+    for (int i = 0; i < 10000 && !(late_in_flight = sa_fill_of(kda_load64(sa_word(late_heap, late_page))) == 2); i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
     kda_and32(late_word, ~late_mask);
     return NULL;
 }
@@ -584,13 +589,17 @@ Test(scatteralloc, a_late_own_clear_keeps_its_chunk_taken_until_it_lands, .timeo
     cr_assert_lt(spot, 2u, "the held-back bit lies in the next split's range");
     unsigned char *x = kda_malloc(h, half);
     cr_assert_eq(page_of(&pool, x), page);
+    late_heap = h, late_page = page;
     late_word = sa_sub(h, page, spot / 32);
     late_mask = 1u << spot % 32;
     pthread_t t;
     cr_assert_eq(pthread_create(&t, NULL, land_late_clear, NULL), 0);
     unsigned char *y = kda_malloc(h, half); /* waits for the clear */
     pthread_join(t, NULL);
+    cr_assert(late_in_flight, "the late clear landed before the second request reserved its chunk");
     cr_assert(y && y != x && page_of(&pool, y) == page, "the second chunk, once its bit is clear");
+    cr_assert_eq(spot_of(h, y, half), spot, "the second request holds the chunk of the late bit");
+    cr_assert(*late_word & late_mask, "the late bit is the second request's, set again");
     kda_free(h, x);
     kda_free(h, y);
     expect_all_free(&pool);

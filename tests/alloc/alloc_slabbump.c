@@ -121,6 +121,34 @@ static void expect_all_free(const kda_pool *pool)
     free(unhanded);
 }
 
+/* A growable pool's state, once created, grown or reset (the grow tests
+ * call it: expect_own_grown_state), as slabbump.h states it: its chunks are
+ * those of its mapped bytes, up to the room the state has (the limit's
+ * chunks); the chunks beyond the pool were never touched (no taken or queue
+ * bit, status, run or bitmap word: every search stops at `chunks`); and,
+ * no thread being inside the allocator, the free-chunk count is exactly
+ * the pool's chunks out of the taken set (growth counted its new ones). */
+static void expect_chunks_of_the_mapped_bytes(const kda_pool *pool)
+{
+    const kda_heap *h = &pool->heap;
+    const kda_state *s = &h->state;
+    uint64_t mapped = h->bytes / s->chunk_bytes;
+    cr_assert_eq(s->chunks, mapped < s->chunks_max ? mapped : s->chunks_max, "%u chunks in %llu bytes", s->chunks,
+                 (unsigned long long)h->bytes);
+    cr_assert_eq((uint64_t)s->chunks_max * s->chunk_bytes, pool->plan.limit_bytes, "the state has room for the limit");
+    for (uint32_t c = s->chunks; c < s->chunks_max; c++) {
+        cr_assert_eq(sb_is_taken(h, c), 0, "chunk %u, beyond the pool, is taken", c);
+        cr_assert(*sb_st(h, c) == 0 && s->run[c] == 0, "chunk %u, beyond the pool, has a status or a run", c);
+        for (uint32_t w = 0; w < s->words; w++)
+            cr_assert(sb_freed(h, c)[w] == 0 && sb_avail(h, c)[w] == 0, "chunk %u, beyond the pool, has bits set", c);
+        for (uint32_t k = 0; k < SB_CLASSES; k++)
+            cr_assert_eq(sb_reusable(h, k)[c / 64] >> (c % 64) & 1, 0, "chunk %u, beyond the pool, queued", c);
+    }
+    cr_assert_eq(*s->free_chunks, s->chunks - taken_chunks(h), "free chunks counted %u, in the free set %u",
+                 *s->free_chunks, s->chunks - taken_chunks(h));
+}
+#define KDA_TEST_GROWN_STATE expect_chunks_of_the_mapped_bytes
+
 /* A chunk's first life: requests of one size from one SM follow one
  * another, block after block; the next size class takes a chunk of its own. */
 Test(slabbump, first_life_bumps_block_after_block)
@@ -293,18 +321,25 @@ Test(slabbump, last_free_while_the_chunk_is_queued)
  * chunk with no block (which closes it again at once, round and round while
  * the free is held) nor leaves it.  A pool of 16 KiB blocks, 4 a chunk
  * (threshold 1), all handed out, the last chunk still in its slot; thread
- * A frees a block of it and is held in the seam; B's request closes the
- * chunk, queues it and installs it again, and must get A's block. */
-static _Atomic uint32_t held_free, empty_installs;
+ * A frees a block of it and is held in the seam until B's request has
+ * closed the chunk and queued it (B's queuing seam, seen while A is held;
+ * 10 s at most, then the test fails), then 200 ms more (or until B
+ * installed the chunk 50 times with no block); B then installs it again,
+ * and must get A's block. */
+static _Atomic uint32_t held_free, empty_installs, queued_while_held;
 static uint32_t held_chunk;
 static void hold_the_free(int at, const kda_heap *h, uint32_t c, uint32_t n)
 {
     (void)h;
     if (at == SB_SEAM_INSTALLED && n == 0) empty_installs++;
+    if (at == SB_SEAM_QUEUED && c == held_chunk && held_free == 1) queued_while_held = 1;
     if (at != SB_SEAM_COUNTED || c != held_chunk) return;
     held_free = 1;
-    for (int i = 0; i < 200 && empty_installs < 50; i++) /* B's request meanwhile */
+    for (int i = 0; i < 10000 && !queued_while_held; i++) /* B's request reaches the closer */
         nanosleep(&(struct timespec){0, 1000000}, NULL);
+    for (int i = 0; i < 200 && empty_installs < 50; i++) /* and may not install the chunk empty */
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    held_free = 2;
 }
 
 typedef struct held_args {
@@ -346,6 +381,7 @@ Test(slabbump, closer_waits_for_a_held_free)
     pthread_join(ta, NULL);
     pthread_join(tb, NULL);
     seam_hook = NULL;
+    cr_assert(queued_while_held, "B's request did not close and queue the chunk while A's free was held");
     cr_assert_eq(empty_installs, 0, "the chunk was installed %u times with no block while the free was held",
                  (uint32_t)empty_installs);
     cr_assert_eq(b.block, block[all - 1], "the request got the held free's block");

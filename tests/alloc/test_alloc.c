@@ -4,11 +4,13 @@
  * test_alloc_<name> is built once per allocator from the test_alloc*.c
  * files, so each binary runs the very code the GPU runs, through the host
  * side of kdalloc/detail/port.h.  What a test expects of the allocator it
- * reads from its capabilities (KDA_ALLOC_*, kdalloc/detail/contract.h):
- *   test_alloc.c           this contract: name and kind, alignment of every
- *                          size, requests larger than the pool; an
- *                          allocator that runs on the GPU only refuses a
- *                          host pool;
+ * reads from its capabilities (KDA_ALLOC_*, kdalloc/detail/contract.h),
+ * but for the allocator's answers about itself, checked against its
+ * documented traits (a table here, from docs/library.md):
+ *   test_alloc.c           this contract: documented traits, alignment of
+ *                          every size, requests larger than the pool, the
+ *                          space query; an allocator that runs on the GPU
+ *                          only refuses a host pool;
  *   test_alloc_state.c     the check that the allocator's state is whole
  *                          again, and the allocator's own tests
  *                          (tests/alloc/alloc_<name>.c);
@@ -18,23 +20,68 @@
  *   test_alloc_stress.c    many threads: random stress, the soak, the
  *                          survey's protocol;
  *   test_alloc_grow.c      pools that grow in place.
- * Oracles here: a pattern unique to each block's owner, written after
+ * Oracles here: docs/library.md's traits of each allocator, written out
+ * in a table; a pattern unique to each block's owner, written after
  * allocation and checked before free (two live blocks that overlap break
  * one of the patterns); exact alignment arithmetic; and the allocator's
  * state whole again once everything is freed (expect_all_free). */
 #include "test_alloc.h"
 
+/* Each allocator's traits as docs/library.md states them (its table of
+ * allocators: frees single blocks, grows, host, min pool; the rows' prose:
+ * AWMalloc wraps, FDGMalloc cannot serve the build; ScatterAlloc's name and
+ * minimum count its pages: the configured KDA_SCATTERALLOC_PAGE_SIZE, which
+ * CMake defines for every target), written out by hand, never from KDA_ALLOC_*. */
+#define DOC_STR_(x) #x
+#define DOC_STR(x) DOC_STR_(x)
+typedef struct documented {
+    const char *id, *name;
+    int frees, grows, host, wraps, builds;
+    uint64_t min_pool;
+} documented;
+static const documented documented_traits[] = {
+    {"atomic", "AtomicMalloc", 0, 1, 1, 0, 1, 0},
+    {"awmalloc", "AWMalloc", 0, 0, 1, 1, 1, 0},
+    {"cmalloc", "CMalloc", 1, 1, 1, 0, 1, 0},
+    {"cfmalloc", "CFMalloc", 1, 1, 1, 0, 1, 0},
+    {"cmmalloc", "CMMalloc", 1, 1, 1, 0, 1, 0},
+    {"cfmmalloc", "CFMMalloc", 1, 1, 1, 0, 1, 0},
+    {"cudamalloc", "CudaMalloc", 1, 0, 0, 0, 1, 0},
+    {"scatteralloc", "ScatterAlloc " DOC_STR(KDA_SCATTERALLOC_PAGE_SIZE), 1, 0, 1, 0, 1,
+     4ull * KDA_SCATTERALLOC_PAGE_SIZE},
+    {"halloc", "Halloc", 1, 0, 1, 0, 1, 256ull << 20},
+    {"fdgmalloc", "FDGMalloc", 0, 0, 1, 0, 0, 0},
+    {"slabbump", "SlabBump", 1, 1, 1, 0, 1, 64ull << 10},
+    {"countedbump", "CountedBump", 1, 1, 1, 0, 1, 64ull << 10},
+};
+
+/* The allocator's answers about itself (and whether its algorithm runs on
+ * host threads) are its row of the documentation; a reason is given exactly
+ * where it cannot grow or build. */
+Test(alloc, documented_traits)
+{
+    const documented *d = NULL;
+    for (size_t i = 0; i < sizeof documented_traits / sizeof documented_traits[0]; i++)
+        if (!strcmp(documented_traits[i].id, kda_allocator_id())) d = &documented_traits[i];
+    cr_assert_not_null(d, "%s is not in docs/library.md's table", kda_allocator_id());
+    cr_assert(strstr(kda_allocator_list(), d->id), "%s is in the list", d->id);
+    cr_assert_str_eq(kda_allocator_name(), d->name);
+    const char *grow_why = "unset", *build_why = "unset";
+    cr_assert_eq(kda_allocator_frees(), d->frees, "%s frees single blocks: %d", d->name, d->frees);
+    cr_assert_eq(kda_allocator_grows(&grow_why), d->grows, "%s grows: %d", d->name, d->grows);
+    cr_assert(d->grows ? grow_why == NULL : grow_why && *grow_why, "why it cannot grow: %s",
+              grow_why ? grow_why : "(none)");
+    cr_assert_eq(kda_allocator_builds(&build_why), d->builds, "%s builds: %d", d->name, d->builds);
+    cr_assert(d->builds ? build_why == NULL : build_why && *build_why, "why it cannot build: %s",
+              build_why ? build_why : "(none)");
+    cr_assert_eq(kda_allocator_min_pool(), d->min_pool, "%s's minimum pool", d->name);
+    cr_assert_eq(kda_allocator_traits().wraps, d->wraps, "%s wraps: %d", d->name, d->wraps);
+    cr_assert_eq(KDA_ALLOC_HOST, d->host, "%s runs on host threads: %d", d->name, d->host);
+}
+
 #if KDA_ALLOC_HOST
 
 static char err[256];
-
-Test(alloc, name_and_kind)
-{
-    const char *name = kda_allocator_name();
-    cr_assert(name && *name);
-    cr_assert(strstr(kda_allocator_list(), kda_allocator_id()), "%s is in the list", kda_allocator_id());
-    cr_assert_eq(kda_allocator_frees(), KDA_ALLOC_FREES);
-}
 
 Test(alloc, alignment_of_every_size)
 {
@@ -76,7 +123,8 @@ Test(alloc, request_larger_than_pool_is_null)
 /* The space query against the blocks handed out: holding N blocks takes
  * at least their padded bytes from the free bytes; freeing them gives
  * nothing less back (all of it where emptied pages or slabs are retired:
- * KDA_ALLOC_SPACE_RESTORED); the largest block it reports can be had. */
+ * KDA_ALLOC_SPACE_RESTORED); once all are freed it reports a largest block,
+ * and a block of that size can be had. */
 Test(alloc, space_follows_the_blocks)
 {
     enum { N = 100, SIZE = 1000, PADDED = 1008 };
@@ -102,12 +150,10 @@ Test(alloc, space_follows_the_blocks)
 #if KDA_ALLOC_SPACE_RESTORED
     cr_assert_eq(freed.free_bytes, fresh.free_bytes, "every page or slab retired");
 #endif
-    if (freed.largest_block) {
-        void *big = kda_malloc(&pool.heap, freed.largest_block);
-        cr_assert_not_null(big, "the largest block reported, %llu bytes, can be had",
-                           (unsigned long long)freed.largest_block);
-        kda_free(&pool.heap, big);
-    }
+    cr_assert_gt(freed.largest_block, 0, "every block freed, yet no block can be had");
+    void *big = kda_malloc(&pool.heap, freed.largest_block);
+    cr_assert_not_null(big, "the largest block reported, %llu bytes, can be had", (unsigned long long)freed.largest_block);
+    kda_free(&pool.heap, big);
 #endif
     kda_warp_done(&pool.heap);
     kda_host_pool_destroy(&pool);
