@@ -298,6 +298,19 @@ static const uint64_t BOX_SCENE_SIZES[] = {14, 25, 26, 1202, 0};
 
 static uint64_t ground_and_boxes(uint64_t n) { return 2 + 12 * (((n ? n : 1202) - 2) / 12); }
 
+/* A box scene of n asked: its triangle count, and its bounds in x and z
+ * those of its ground quad (half-width w, at y = 0, nothing below it). */
+static void expect_ground_and_boxes(const scene *s, uint64_t n, float w)
+{
+    cr_assert_eq(s->n_triangles, ground_and_boxes(n), "n = %llu: %u triangles", (unsigned long long)n,
+                 s->n_triangles);
+    cr_assert_eq(s->lo[0], -w);
+    cr_assert_eq(s->hi[0], w);
+    cr_assert_eq(s->lo[2], -w);
+    cr_assert_eq(s->hi[2], w);
+    cr_assert_eq(s->lo[1], 0.0f);
+}
+
 /* huge: well formed, of its size, the ground quad of half-width 1e30 at
  * y = 0 with the boxes (sizes 1e27..3e29) standing on it. */
 Test(gen, huge_is_boxes_on_a_ground_of_1e30)
@@ -305,14 +318,8 @@ Test(gen, huge_is_boxes_on_a_ground_of_1e30)
     for (size_t k = 0; k < sizeof BOX_SCENE_SIZES / sizeof BOX_SCENE_SIZES[0]; k++) {
         uint64_t n = BOX_SCENE_SIZES[k];
         scene s = generate("huge", n);
-        cr_assert_eq(s.n_triangles, ground_and_boxes(n), "n = %llu: %u triangles", (unsigned long long)n,
-                     s.n_triangles);
         expect_well_formed(&s);
-        cr_assert_eq(s.lo[0], -1e30f);
-        cr_assert_eq(s.hi[0], 1e30f);
-        cr_assert_eq(s.lo[2], -1e30f);
-        cr_assert_eq(s.hi[2], 1e30f);
-        cr_assert_eq(s.lo[1], 0.0f);
+        expect_ground_and_boxes(&s, n, 1e30f);
         cr_assert(s.hi[1] >= 1e27f && s.hi[1] <= 3e29f, "n = %llu: tallest box %g", (unsigned long long)n,
                   s.hi[1]);
         scene_free(&s);
@@ -328,14 +335,8 @@ Test(gen, wide_is_boxes_from_1e_6_to_1e6)
     for (size_t k = 0; k < sizeof BOX_SCENE_SIZES / sizeof BOX_SCENE_SIZES[0]; k++) {
         uint64_t n = BOX_SCENE_SIZES[k];
         scene s = generate("wide", n);
-        cr_assert_eq(s.n_triangles, ground_and_boxes(n), "n = %llu: %u triangles", (unsigned long long)n,
-                     s.n_triangles);
         expect_indexed(&s);
-        cr_assert_eq(s.lo[0], -1e6f);
-        cr_assert_eq(s.hi[0], 1e6f);
-        cr_assert_eq(s.lo[2], -1e6f);
-        cr_assert_eq(s.hi[2], 1e6f);
-        cr_assert_eq(s.lo[1], 0.0f);
+        expect_ground_and_boxes(&s, n, 1e6f);
         cr_assert_leq(s.hi[1], 1.1e6f);
         if (n == 0) {
             float lowest_top = INFINITY;
