@@ -135,14 +135,14 @@ static void triangle_extent(const scene *s, uint32_t t, int a, float *lo, float 
     }
 }
 
-/* The cost of splitting the root at plane p of axis a with n_left and
- * n_right triangles on the two sides. */
-static double root_split_cost(const scene *s, int a, float p, uint32_t n_left, uint32_t n_right)
+/* The cost of splitting the node box lo..hi at plane p of axis a with
+ * n_left and n_right triangles on the two sides. */
+static double split_cost(const float lo[3], const float hi[3], int a, float p, uint32_t n_left, uint32_t n_right)
 {
-    double d[3] = {(double)s->hi[0] - s->lo[0], (double)s->hi[1] - s->lo[1], (double)s->hi[2] - s->lo[2]};
+    double d[3] = {(double)hi[0] - lo[0], (double)hi[1] - lo[1], (double)hi[2] - lo[2]};
     double dl[3] = {d[0], d[1], d[2]}, dr[3] = {d[0], d[1], d[2]};
-    dl[a] = (double)p - s->lo[a];
-    dr[a] = (double)s->hi[a] - p;
+    dl[a] = (double)p - lo[a];
+    dr[a] = (double)hi[a] - p;
     return sah_split(box_area(dl) / box_area(d), box_area(dr) / box_area(d), n_left, n_right);
 }
 
@@ -155,70 +155,116 @@ Test(builder, cost_model_is_the_documented_sah)
     cr_expect_float_eq(kdtree_split_cost(0.25f, 0.75f, 2, 0), 15.0f + 20.0f * 0.8f * 0.5f, 1e-4f);
 }
 
-/* The cheapest split of the root by trying every candidate plane directly
- * against the classification rule of kdtree.h: a triangle lying in the
- * plane goes to whichever side is cheaper. */
-static double brute_force_root_cost(const scene *s)
+/* The cheapest split of a node (box lo..hi, the triangles marked in `in`)
+ * by trying every candidate plane directly against the classification
+ * rule of kdtree.h: the ends of the triangles' boxes strictly inside the
+ * node's; a triangle lying in the plane goes to whichever side is cheaper.
+ * Keeping the node a leaf costs K_I * N. */
+static double brute_force_cost(const scene *s, const uint8_t *in, const float lo[3], const float hi[3])
 {
-    double best = 20.0 * s->n_triangles;
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < s->n_triangles; t++) n += in[t];
+    double best = 20.0 * n;
     for (int a = 0; a < 3; a++) {
         for (uint32_t cand = 0; cand < s->n_triangles; cand++) {
+            if (!in[cand]) continue;
             float clo, chi;
             triangle_extent(s, cand, a, &clo, &chi);
             for (int end = 0; end < 2; end++) {
                 float p = end ? chi : clo;
-                if (!(p > s->lo[a] && p < s->hi[a])) continue;
+                if (!(p > lo[a] && p < hi[a])) continue;
                 uint32_t nl = 0, nr = 0, np = 0;
                 for (uint32_t t = 0; t < s->n_triangles; t++) {
-                    float lo, hi;
-                    triangle_extent(s, t, a, &lo, &hi);
-                    if (lo == p && hi == p) np++;
+                    if (!in[t]) continue;
+                    float tlo, thi;
+                    triangle_extent(s, t, a, &tlo, &thi);
+                    if (tlo == p && thi == p) np++;
                     else {
-                        nl += lo < p;
-                        nr += hi > p;
+                        nl += tlo < p;
+                        nr += thi > p;
                     }
                 }
-                best = fmin(best, fmin(root_split_cost(s, a, p, nl + np, nr), root_split_cost(s, a, p, nl, nr + np)));
+                best = fmin(best, fmin(split_cost(lo, hi, a, p, nl + np, nr), split_cost(lo, hi, a, p, nl, nr + np)));
             }
         }
     }
     return best;
 }
 
-/* The sweep's root split costs what the brute-force search finds. */
-Test(builder, root_split_is_the_exact_sah_optimum)
+/* The triangles below `node` (its distinct references: a node's own
+ * triangles, which its leaves hold between them), marked in a new array;
+ * *n their number. */
+static uint8_t *subtree_triangles(const kdtree *t, uint32_t n_triangles, uint32_t node, uint32_t *n)
+{
+    uint8_t *in = calloc(n_triangles, 1);
+    cr_assert_not_null(in);
+    uint32_t stack[256], sp = 0;
+    stack[sp++] = node;
+    *n = 0;
+    while (sp) {
+        kdtree_node x = t->nodes[stack[--sp]];
+        if (kdtree_is_leaf(x)) {
+            for (uint32_t i = 0; i < kdtree_count(x); i++) {
+                uint32_t tri = t->refs[x.first + i];
+                *n += !in[tri];
+                in[tri] = 1;
+            }
+        } else {
+            cr_assert_lt(sp + 2, 256u, "the test's stack is too small");
+            stack[sp++] = kdtree_left(x);
+            stack[sp++] = kdtree_left(x) + 1;
+        }
+    }
+    return in;
+}
+
+/* Every node of the tree against the brute-force search: an inner node's
+ * plane costs the optimum and less than a leaf; a leaf above the depth
+ * limit has no plane cheaper than itself.  Returns the inner nodes seen. */
+static uint32_t check_every_node(const scene *s, const kdtree *t, uint32_t node, const float lo[3],
+                                 const float hi[3], int depth, int limit)
+{
+    uint32_t n;
+    uint8_t *in = subtree_triangles(t, s->n_triangles, node, &n);
+    double d[3] = {(double)hi[0] - lo[0], (double)hi[1] - lo[1], (double)hi[2] - lo[2]}, leaf = 20.0 * n;
+    kdtree_node x = t->nodes[node];
+    if (kdtree_is_leaf(x)) {
+        if (depth < limit && n > 0 && box_area(d) > 0.0) {
+            double best = brute_force_cost(s, in, lo, hi);
+            cr_assert(best >= leaf * (1.0 - 1e-4), "node %u (depth %d, %u triangles) is a leaf (%g), yet a plane costs %g",
+                      node, depth, n, leaf, best);
+        }
+        free(in);
+        return 0;
+    }
+    cr_assert_lt(depth, limit, "node %u splits at the depth limit", node);
+    double best = brute_force_cost(s, in, lo, hi);
+    free(in);
+    int a = (int)kdtree_axis(x);
+    uint32_t n_left, n_right;
+    free(subtree_triangles(t, s->n_triangles, kdtree_left(x), &n_left));
+    free(subtree_triangles(t, s->n_triangles, kdtree_left(x) + 1, &n_right));
+    double got = split_cost(lo, hi, a, x.split, n_left, n_right);
+    cr_assert(fabs(got - best) <= 1e-4 * best, "node %u (depth %d): its plane costs %g, the optimum %g", node, depth,
+              got, best);
+    cr_assert(got < leaf * (1.0 + 1e-4), "node %u splits at %g, dearer than a leaf (%g)", node, got, leaf);
+    float left_hi[3] = {hi[0], hi[1], hi[2]}, right_lo[3] = {lo[0], lo[1], lo[2]};
+    left_hi[a] = x.split;
+    right_lo[a] = x.split;
+    return 1 + check_every_node(s, t, kdtree_left(x), lo, left_hi, depth + 1, limit) +
+           check_every_node(s, t, kdtree_left(x) + 1, right_lo, hi, depth + 1, limit);
+}
+
+/* The sweep's choice at every node is what the brute-force search finds. */
+Test(builder, every_split_is_the_exact_sah_optimum)
 {
     for (uint64_t seed = 1; seed <= 20; seed++) {
         scene s = random_scene(40 + (uint32_t)seed * 7, seed);
         kdtree t;
         cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0);
-        double expect = brute_force_root_cost(&s);
-        kdtree_node root = t.nodes[0];
-        cr_assert(!kdtree_is_leaf(root), "seed %llu: root should split", (unsigned long long)seed);
-        /* Count the root children's triangles: distinct references below each. */
-        uint32_t counts[2] = {0, 0};
-        for (int c = 0; c < 2; c++) {
-            uint8_t *seen = calloc(s.n_triangles, 1);
-            uint32_t stack[128], sp = 0;
-            stack[sp++] = kdtree_left(root) + (uint32_t)c;
-            while (sp) {
-                kdtree_node n = t.nodes[stack[--sp]];
-                if (kdtree_is_leaf(n)) {
-                    for (uint32_t i = 0; i < kdtree_count(n); i++) {
-                        uint32_t tri = t.refs[n.first + i];
-                        counts[c] += !seen[tri];
-                        seen[tri] = 1;
-                    }
-                } else {
-                    stack[sp++] = kdtree_left(n);
-                    stack[sp++] = kdtree_left(n) + 1;
-                }
-            }
-            free(seen);
-        }
-        double got = root_split_cost(&s, (int)kdtree_axis(root), root.split, counts[0], counts[1]);
-        cr_assert(fabs(got - expect) <= 1e-4 * expect, "seed %llu: tree's root split costs %g, optimum %g",
-                  (unsigned long long)seed, got, expect);
+        cr_assert(!kdtree_is_leaf(t.nodes[0]), "seed %llu: the root should split", (unsigned long long)seed);
+        uint32_t inner = check_every_node(&s, &t, 0, s.lo, s.hi, 0, kdtree_max_depth(s.n_triangles));
+        cr_assert_gt(inner, 4, "seed %llu: only %u inner nodes", (unsigned long long)seed, inner);
         kdtree_free(&t);
         scene_free(&s);
     }
