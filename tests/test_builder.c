@@ -2,7 +2,8 @@
  *
  * Oracles: kdtree_check's invariants (every reference overlaps its leaf's
  * box, every triangle referenced, children reached once, depth limit), a
- * brute-force SAH search over every candidate plane of small scenes, and
+ * brute-force SAH search over every candidate plane at every node of small
+ * scenes (the cost model written again here), and
  * hand-made scenes whose right answer is obvious.  The checker itself is
  * shown to fail on corrupted trees. */
 #include <criterion/criterion.h>
