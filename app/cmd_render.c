@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -447,6 +449,25 @@ static void print_json(const render_request *rq, const char *label, const scene 
     printf("}\n");
 }
 
+/* An existing output that is the scene file itself, or standard output
+ * while --json prints there: a usage error (the render would destroy its
+ * input, or the PNG and the JSON would share one stream). */
+static int output_conflicts(const render_request *rq, const tree_source *ts)
+{
+    struct stat out, other;
+    if (stat(rq->output, &out)) return 0; /* a new file */
+    if (ts->scene.path && stat(ts->scene.path, &other) == 0 && other.st_dev == out.st_dev &&
+        other.st_ino == out.st_ino) {
+        cli_usage_error("-o %s is the scene file itself: the PNG would overwrite it", rq->output);
+        return 1;
+    }
+    if (rq->json && fstat(STDOUT_FILENO, &other) == 0 && other.st_dev == out.st_dev && other.st_ino == out.st_ino) {
+        cli_usage_error("-o %s is standard output, where --json prints: write the PNG to a file", rq->output);
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_render(int argc, char **argv)
 {
     render_request rq = {0};
@@ -463,6 +484,7 @@ int cmd_render(int argc, char **argv)
         cli_error("%s", err);
         return 1;
     }
+    if (output_conflicts(&rq, &ts)) return 2;
     if (cli_load_scene(&ts.scene, &s, label, sizeof label)) return 1;
     complete_camera(&rq, &s);
     if (camera_check(&rq.opt.cam, err, sizeof err)) {

@@ -1,4 +1,5 @@
 /* main.c - the kdalloc command line: dispatches to build, render and gen. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +54,20 @@ static void print_version(void)
 #endif
 }
 
+/* What the command printed must have reached standard output (a full
+ * disk, a closed descriptor): otherwise one error line and exit 1. */
+static int stdout_written(int rc)
+{
+    errno = 0;
+    int flushed = fflush(stdout) != EOF;
+    if (flushed && !ferror(stdout)) return rc;
+    if (flushed) /* an earlier line's write failed, its errno since lost */
+        cli_error("cannot write to standard output: some of what was printed was lost");
+    else
+        cli_error("cannot write to standard output: %s", strerror(errno ? errno : EIO));
+    return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is printed, into a pipe too */
@@ -63,15 +78,15 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         print_usage(stdout);
-        return 0;
+        return stdout_written(0);
     }
     if (!strcmp(cmd, "--version")) {
         print_version();
-        return 0;
+        return stdout_written(0);
     }
-    if (!strcmp(cmd, "build")) return cmd_build(argc - 1, argv + 1);
-    if (!strcmp(cmd, "render")) return cmd_render(argc - 1, argv + 1);
-    if (!strcmp(cmd, "gen")) return cmd_gen(argc - 1, argv + 1);
+    if (!strcmp(cmd, "build")) return stdout_written(cmd_build(argc - 1, argv + 1));
+    if (!strcmp(cmd, "render")) return stdout_written(cmd_render(argc - 1, argv + 1));
+    if (!strcmp(cmd, "gen")) return stdout_written(cmd_gen(argc - 1, argv + 1));
     cli_usage_error("unknown command '%s'; commands: build, render, gen", cmd);
     return 2;
 }

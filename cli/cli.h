@@ -11,7 +11,9 @@
 
 #include "scene.h"
 
-#define CLI_ERR 512
+/* An error message's room: a path as long as Linux allows (4096 bytes)
+ * and what went wrong, so that a long path never cuts off the cause. */
+#define CLI_ERR 4608
 
 /* Where a command's scene comes from: a file, or a built-in generator. */
 typedef struct scene_source {

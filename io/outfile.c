@@ -3,6 +3,7 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,15 @@ static char *dir_of(const char *path)
     return dir;
 }
 
+/* A symbolic link whose target does not exist (a dangling one, or
+ * /dev/stdout with standard output closed): renaming over it would
+ * replace the link, and writing through it would create a file elsewhere. */
+static int dangling_link(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 int outfile_check(const char *path, char *err, size_t errlen)
 {
     struct stat st;
@@ -51,6 +61,9 @@ int outfile_check(const char *path, char *err, size_t errlen)
         exists = 1;
     } else if (errno != ENOENT) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno)); /* ENOTDIR, ELOOP, EACCES... */
+        return -1;
+    } else if (dangling_link(path)) {
+        snprintf(err, errlen, "%s: cannot write: a symbolic link to a file that does not exist", path);
         return -1;
     } else if (path[len - 1] == '/') {
         snprintf(err, errlen, "%s: cannot write: no such directory", path);
@@ -103,6 +116,7 @@ static int open_temp(outfile *o, const struct stat *old)
         free(dir);
         return ENOMEM;
     }
+    if (strlen(base) + sizeof ".tmp.XXXXXX" > NAME_MAX) base = "kdalloc"; /* a long name's temporary one */
     snprintf(o->temp, n, "%s/.%s.tmp.XXXXXX", dir, base);
     free(dir);
     int fd = mkstemp(o->temp);
@@ -131,6 +145,10 @@ int outfile_open(outfile *o, const char *path, const char *what, char *err, size
     o->what = what;
     struct stat st;
     int exists = stat(path, &st) == 0;
+    if (!exists && dangling_link(path)) {
+        snprintf(err, errlen, "%s: cannot write %s: a symbolic link to a file that does not exist", path, what);
+        return -1;
+    }
     if (exists && !S_ISREG(st.st_mode)) { /* not renamed over: written directly */
         o->f = fopen(path, "wb");
         return o->f ? 0 : open_failed(o, cause(), err, errlen);

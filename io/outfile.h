@@ -8,8 +8,12 @@
  *    failure the temporary file is removed, so no partial file is left (bar
  *    the temporary one of a process killed while writing).  The new file
  *    gets the old file's permissions, or 0666 less the umask.
+ *    A name too long for that temporary name (NAME_MAX) gets
+ *    ".kdalloc.tmp.XXXXXX" instead.
  *  - A symbolic link to a regular file is resolved: the file it points to
- *    is replaced, the link stays.
+ *    is replaced, the link stays.  A link to nothing (or /dev/stdout with
+ *    standard output closed) is refused: replacing the link, or creating a
+ *    file where it points, is not what the user named.
  *  - An existing target that is not a regular file (/dev/stdout, /dev/full,
  *    a FIFO) cannot be renamed over: it is written directly, and every
  *    write, flush and close is still checked.

@@ -34,6 +34,9 @@ static int read_file(const char *path, unsigned char **data, size_t *len,
     while (buf) {
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap) break; /* end of file or error */
+        /* Text with a NUL in its first 64 KiB is not OBJ (scene_load_bytes
+         * says so): /dev/zero or a sparse file is not read on to the end. */
+        if (cap == (size_t)1 << 16 && !(buf[0] == 0x1f && buf[1] == 0x8b) && memchr(buf, 0, n)) break;
         unsigned char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, 2 * cap) : NULL;
         if (!bigger) free(buf);
         buf = bigger;

@@ -276,3 +276,78 @@ Test(cli_output, bad_output_paths_are_refused_first)
     expect_refused(KDALLOC("render", "--cpu", "-o", under_file), under_file, strerror(ENOTDIR),
                    "render under a plain file");
 }
+
+/* ------------------------------------------------------------------------
+ * Outputs that would replace what the user did not name
+ * ------------------------------------------------------------------------ */
+
+/* A link to nothing (as /dev/stdout is with standard output closed) is
+ * refused: neither replaced by the file nor followed to create one. */
+Test(cli_output, a_link_to_nothing_is_refused)
+{
+    const char *dir = TMP("dangling");
+    fresh_dir(dir);
+    const char *link = TMP("dangling/out.obj");
+    cr_assert_eq(symlink("missing.obj", link), 0, "symlink: %s", strerror(errno));
+    run_result r = KDALLOC("gen", "flat", "--triangles", "10", "-o", link);
+    expect_status(&r, 1, "gen -o a dangling link");
+    expect_contains(r.err, "a symbolic link to a file that does not exist", "gen -o a dangling link");
+    run_result_free(&r);
+    struct stat st;
+    cr_expect(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the link was replaced");
+    expect_only(dir, "out.obj");
+}
+
+/* -o naming the scene file itself is a usage error, and the scene stays. */
+Test(cli_output, render_over_its_own_scene_is_refused)
+{
+    const char *path = TMP("own_scene.obj");
+    const char *text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    write_whole_file(path, text);
+    run_result r = KDALLOC("render", "--cpu", path, "-o", path, "--width", "16", "--height", "12");
+    expect_status(&r, 2, "render -o its own scene");
+    expect_contains(r.err, "is the scene file itself", "render -o its own scene");
+    run_result_free(&r);
+    char *now = read_whole_file(path, NULL);
+    cr_expect_str_eq(now, text, "the scene file was changed");
+    free(now);
+    unlink(path);
+}
+
+/* --json prints to standard output: a PNG sent there too is refused. */
+Test(cli_output, json_and_png_on_standard_output_are_refused)
+{
+    run_result r = KDALLOC("render", "--cpu", TEAPOT, "--json", "-o", "/dev/stdout", "--width", "16", "--height", "12");
+    expect_status(&r, 2, "render --json -o /dev/stdout");
+    expect_contains(r.err, "is standard output, where --json prints", "render --json -o /dev/stdout");
+    cr_expect_str_empty(r.out, "something was printed: %s", r.out);
+    run_result_free(&r);
+}
+
+/* What build prints (about 320 bytes) cannot all be written (a file size
+ * limit of 250 bytes on standard output): exit 1 and one line saying so,
+ * not exit 0 with the statistics lost. */
+Test(cli_output, lost_standard_output_is_an_error)
+{
+    const char *const args[] = {"build", "--cpu", "--scene", "flat", "--triangles", "10", NULL};
+    run_result r = run_exe_limited(KDALLOC_EXE, args, 250);
+    expect_status(&r, 1, "build with its output cut");
+    expect_contains(r.err, "cannot write to standard output", "build with its output cut");
+    run_result_free(&r);
+}
+
+/* A name of 254 bytes (legal, but too long for ".NAME.tmp.XXXXXX") is
+ * written through a shorter temporary name, and only the file is left. */
+Test(cli_output, a_long_file_name_is_written)
+{
+    const char *dir = TMP("long_name");
+    fresh_dir(dir);
+    char name[255], path[1024];
+    memset(name, 'a', 250);
+    strcpy(name + 250, ".obj");
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    run_result r = KDALLOC("gen", "flat", "--triangles", "10", "-o", path);
+    expect_status(&r, 0, "gen -o a 254-byte name");
+    run_result_free(&r);
+    expect_only(dir, name);
+}

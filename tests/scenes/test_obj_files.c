@@ -1,11 +1,13 @@
 /* test_obj_files.c - loading OBJ files: plain, gzip, gzip content under a
  * plain name (sniffed), gzip of several members; truncated and corrupt
  * gzip, missing and unreadable files, empty files, files that are not OBJ
- * text (a PNG, an ELF binary, binary data) said to be so, and errors that
+ * text (a PNG, an ELF binary, binary data, endless zeros) said to be so, and errors that
  * name the path and line.
  *
  * Oracles: the scene parsed from the same text in memory, compared field
  * by field, and the exact message of every error. */
+#include <errno.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "test_obj.h"
@@ -221,5 +223,21 @@ Test(files, binary_data_is_not_an_obj_file)
     write_bytes(TMP("binary.obj"), text, sizeof text - 1);
     expect_load_error(TMP("binary.obj"), TMP("binary.obj") ": does not look like an OBJ file: "
                                                            "it holds a NUL byte at offset 32 (binary data)");
+}
+
+/* Endless or enormous zeros (/dev/zero; a sparse file of 64 GiB) are
+ * refused after their first bytes, not read to the end (which would take
+ * all memory, or never come). */
+Test(files, zeros_without_end_are_refused_at_once, .timeout = 20)
+{
+    expect_load_error("/dev/zero", "/dev/zero: does not look like an OBJ file: it holds a NUL byte at offset 0 "
+                                   "(binary data)");
+    FILE *f = fopen(TMP("sparse.obj"), "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(ftruncate(fileno(f), (off_t)64 << 30), 0, "ftruncate: %s", strerror(errno));
+    fclose(f);
+    expect_load_error(TMP("sparse.obj"), TMP("sparse.obj") ": does not look like an OBJ file: it holds a NUL byte "
+                                                           "at offset 0 (binary data)");
+    unlink(TMP("sparse.obj"));
 }
 
