@@ -7,7 +7,10 @@
  * an old target untouched); a write that succeeds leaves exactly the final
  * file, a whole PNG (signature to IEND) or an OBJ that scene_load reads
  * back to exactly the scene scene_generate makes; a bad output path fails
- * before the scene is loaded (no "scene:" line).  Renders pass --cpu. */
+ * before the scene is loaded (no "scene:" line); an output that would
+ * replace what the user did not name (a link to nothing, the scene file,
+ * standard output under --json) is refused and left as it was; and output
+ * to standard output that is lost is exit 1.  Renders pass --cpu. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
