@@ -167,7 +167,7 @@ typedef struct kda_pool_sizing {
  * kda_allocator_traits()).  Pure arithmetic: no device, no memory.  Rules:
  *   - a pool grows where ask->grow, a->grows and no device_cannot_grow; it
  *     starts at start_factor x unit_bytes (default 2, or 32 where the
- *     allocator never frees: such a pool must hold every request, 12-70x
+ *     allocator never frees: such a pool must hold every request, 38-70x
  *     the k-d tree build's root array, and each growth step costs the
  *     workload a relaunch), raised to a->min_pool; its limit is the
  *     smaller of ask->limit (where non-zero) and free_bytes, and never

@@ -199,6 +199,9 @@ Test(cli_usage, every_program_has_help_and_version)
 #ifdef KDALLOC_BINBENCH_EXE
     expect_help_and_version(KDALLOC_BINBENCH_EXE, "kdalloc-binbench");
     expect_help_and_version(KDALLOC_ALLOCBENCH_EXE, "kdalloc-allocbench");
+    expect_help_and_version(KDALLOC_HEAPFAULT_EXE, "kdalloc-heapfault");
+    expect_usage(RUN(KDALLOC_HEAPFAULT_EXE, "0"), "'0'", "heapfault 0");
+    expect_usage(RUN(KDALLOC_HEAPFAULT_EXE, "2", "3"), "one argument", "heapfault 2 3");
 #endif
 #ifdef KDALLOC_EMBREE_EXE
     expect_help_and_version(KDALLOC_EMBREE_EXE, "kdalloc-embree");
