@@ -35,6 +35,7 @@
  * (headers read per malloc, ...) on stderr; its times are then slowed by the
  * counting and are not comparable. */
 #include <cuda_runtime.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,7 +365,13 @@ static void usage_to(FILE *f, int status)
     exit(status);
 }
 
-static void usage(void) { usage_to(stderr, 2); }
+/* A usage error: one line naming it, and where the help is. */
+static void usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "kdalloc-allocbench: %s%s%s%s (see kdalloc-allocbench --help)\n", what, arg ? " '" : "",
+            arg ? arg : "", arg ? "'" : "");
+    exit(2);
+}
 
 static int is_survey_test(const char *test)
 {
@@ -372,12 +379,22 @@ static int is_survey_test(const char *test)
            !strcmp(test, "exhaustion") || !strcmp(test, "soak") || !strcmp(test, "reuse") || !strcmp(test, "list");
 }
 
-/* A positive number argument, or a one-line error. */
+static int is_paper_test(const char *test)
+{
+    static const char *const names[] = {"ad", "acd-size", "acd-pool", "acd-iters", "p", "warps", "regs", "frag"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(test, names[i])) return 1;
+    return 0;
+}
+
+/* A positive number argument (digits only: "-1" or 10^30 do not wrap), or
+ * a one-line error. */
 static unsigned long long positive(const char *flag, const char *text, unsigned long long max)
 {
     char *end;
+    errno = 0;
     unsigned long long v = strtoull(text, &end, 10);
-    if (*end || !*text || v == 0 || v > max) {
+    if (*text < '0' || *text > '9' || *end || errno == ERANGE || v == 0 || v > max) {
         fprintf(stderr, "kdalloc-allocbench: %s: '%s' is not a number from 1 to %llu\n", flag, text, max);
         exit(2);
     }
@@ -398,23 +415,27 @@ int main(int argc, char **argv)
         }
     }
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--test") && i + 1 < argc) test = argv[++i];
-        else if (!strcmp(argv[i], "--pool-bytes") && i + 1 < argc) {
+        int valued = !strcmp(argv[i], "--test") || !strcmp(argv[i], "--pool-bytes") ||
+                     !strcmp(argv[i], "--requesters") || !strcmp(argv[i], "--size") || !strcmp(argv[i], "--seconds");
+        if (valued && i + 1 == argc) usage_error("a value is missing after", argv[i]);
+        if (!strcmp(argv[i], "--test")) test = argv[++i];
+        else if (!strcmp(argv[i], "--pool-bytes")) {
             pool_bytes = positive("--pool-bytes", argv[++i], ~0ull);
             if (pool_bytes < 4096) {
                 fprintf(stderr, "kdalloc-allocbench: --pool-bytes: at least 4096\n");
                 return 2;
             }
-        } else if (!strcmp(argv[i], "--requesters") && i + 1 < argc) {
+        } else if (!strcmp(argv[i], "--requesters")) {
             requesters = positive("--requesters", argv[++i], 1u << 26);
-        } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+        } else if (!strcmp(argv[i], "--size")) {
             size = positive("--size", argv[++i], 1u << 30);
-        } else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
+        } else if (!strcmp(argv[i], "--seconds")) {
             seconds = positive("--seconds", argv[++i], 86400);
         } else if (!strcmp(argv[i], "--header")) header = 1;
-        else usage();
+        else usage_error("unknown argument", argv[i]);
     }
-    if (!test) usage();
+    if (!test) usage_error("no --test given", NULL);
+    if (!is_survey_test(test) && !is_paper_test(test)) usage_error("unknown test", test);
     if (is_survey_test(test)) {
         /* all blocks live at once: 10^6 warps x 8 KiB is 8 GiB.  The tests that
          * fill the pool take 256 MiB (Halloc's minimum), or the allocator's
@@ -454,7 +475,7 @@ int main(int argc, char **argv)
         kda_pool_destroy(&pool);
         return 0;
     }
-    if (requesters || size || seconds) usage();
+    if (requesters || size || seconds) usage_error("--requesters, --size and --seconds are the survey's; not for", test);
     if (!pool_bytes) pool_bytes = 2ull << 30; /* the paper's 2 GB heap */
     if (header) printf("test,allocator,blocks,warps,payload,iterations,pool_bytes,ms,failures\n");
     if (!strcmp(test, "regs")) {
@@ -487,10 +508,9 @@ int main(int argc, char **argv)
 #if defined(KDA_ALLOC_HAS_CHUNK_LIST) || defined(KDA_ALLOC_HAS_BLOCK_BYTES)
     else if (!strcmp(test, "frag")) test_frag(&b);
 #else
-    else if (!strcmp(test, "frag"))
+    else if (!strcmp(test, "frag")) /* no rows: bench/compare keeps it so */
         fprintf(stderr, "kdalloc-allocbench: frag: %s keeps no state to measure\n", kda_allocator_name());
 #endif
-    else usage();
     kda_pool_destroy(&b.pool);
     return 0;
 }

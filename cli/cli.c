@@ -199,12 +199,20 @@ int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max,
     return 0;
 }
 
+/* strtof, finite: an underflow (1e-40) is its nearest float, an overflow
+ * or inf/nan is refused.  0 where *end is right after a number. */
+static int finite_float(const char *text, char **end, float *out)
+{
+    errno = 0;
+    *out = strtof(text, end);
+    return *end == text || !isfinite(*out) || (errno && errno != ERANGE) ? -1 : 0;
+}
+
 int cli_parse_float(const char *opt, const char *text, float *out)
 {
     char *end;
-    errno = 0;
-    float v = strtof(text, &end);
-    if (!*text || *end || errno || !isfinite(v)) {
+    float v;
+    if (finite_float(text, &end, &v) || *end) {
         cli_usage_error("%s takes a finite number, not '%s'", opt, text);
         return -1;
     }
@@ -217,9 +225,7 @@ int cli_parse_vec3(const char *opt, const char *text, float out[3])
     const char *p = text;
     for (int i = 0; i < 3; i++) {
         char *end;
-        errno = 0;
-        out[i] = strtof(p, &end);
-        if (end == p || errno || !isfinite(out[i]) || *end != (i < 2 ? ',' : '\0')) {
+        if (finite_float(p, &end, &out[i]) || *end != (i < 2 ? ',' : '\0')) {
             cli_usage_error("%s takes three finite numbers x,y,z, not '%s'", opt, text);
             return -1;
         }

@@ -21,7 +21,8 @@
  * read like LF ones; blank lines, leading and trailing blanks and a
  * missing final newline are fine; a backslash ending a line (before LF or
  * CRLF) joins it to the next, comments included; a UTF-8 byte-order mark at
- * the start is skipped.  Numbers are decimal (obj_number.h); "nan", "inf"
+ * the start is skipped; text whose lines end in CR alone is one line, and its
+ * error says so.  Numbers are decimal (obj_number.h); "nan", "inf"
  * (non-finite), hexadecimal floats (malformed) and values beyond the float
  * range (about 3.4e38) are errors.  Indices are 1-based; a negative one
  * counts back from the elements of its kind read so far (-1 = the latest); a
@@ -384,6 +385,16 @@ static void *shrink(void *array, size_t n)
     return smaller ? smaller : array;
 }
 
+/* Text whose lines end in CR alone (old Mac files) reads as one line: its
+ * error, at line 1, says why. */
+static void hint_cr_only(const char *text, size_t len, char *err, size_t errlen)
+{
+    size_t n = strlen(err);
+    if (!memchr(text, '\n', len) && memchr(text, '\r', len) && n < errlen)
+        snprintf(err + n, errlen - n, " (the file's lines end in CR alone, as old Mac files do; OBJ lines end "
+                 "in LF or CRLF)");
+}
+
 int scene_parse_obj(const char *text, size_t len, const char *name,
                     scene *out, char *err, size_t errlen)
 {
@@ -401,6 +412,7 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
     obj_parser ps;
     parser_init(&ps, name, err, errlen, unlimited);
     if (parse_checked(&ps, text, len)) {
+        hint_cr_only(text, len, err, errlen);
         parser_free(&ps);
         return -1;
     }

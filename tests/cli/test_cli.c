@@ -117,9 +117,9 @@ Test(cli, bad_pool_options)
 }
 
 #ifdef KDALLOC_ALLOCBENCH_EXE
-/* kdalloc-allocbench's survey tests and soak: a bad count, a size over the
- * pool or a bad time limit is one line on stderr and exit 2, before any
- * GPU is touched (so this runs without one). */
+/* kdalloc-allocbench: a bad count, a size over the pool, a bad time limit,
+ * an unknown test or argument, a missing value is one line on stderr and
+ * exit 2, before any GPU is touched (so this runs without one). */
 #define ALLOCBENCH(...) run_exe(KDALLOC_ALLOCBENCH_EXE, (const char *const[]){__VA_ARGS__, NULL})
 
 static void expect_one_line_error(run_result r, const char *cause, const char *what)
@@ -140,8 +140,15 @@ Test(cli, allocbench_bad_arguments)
                           "larger than the pool", "a size over the pool");
     expect_one_line_error(ALLOCBENCH("--test", "soak", "--seconds", "0"), "--seconds", "--seconds 0");
     expect_one_line_error(ALLOCBENCH("--test", "soak", "--seconds", "soon"), "--seconds", "--seconds soon");
-    expect_usage_error(ALLOCBENCH("--test", "ad", "--seconds", "5"), "usage: kdalloc-allocbench",
-                       "--seconds outside the survey's tests");
+    expect_one_line_error(ALLOCBENCH("--test", "ad", "--seconds", "5"), "--seconds", "--seconds outside the survey's tests");
+    expect_one_line_error(ALLOCBENCH("--test", "bogus"), "unknown test 'bogus'", "--test bogus");
+    expect_one_line_error(ALLOCBENCH("--test", "reuse", "--bogus"), "unknown argument '--bogus'", "--bogus");
+    expect_one_line_error(ALLOCBENCH("--test", "reuse", "--size"), "missing after '--size'", "--size without a value");
+    expect_one_line_error(ALLOCBENCH("--size", "64"), "no --test", "no --test");
+    expect_one_line_error(ALLOCBENCH("--test", "reuse", "--pool-bytes", "-1"), "--pool-bytes", "--pool-bytes -1");
+    expect_one_line_error(ALLOCBENCH("--test", "reuse", "--pool-bytes", "100000000000000000000000"), "--pool-bytes",
+                          "--pool-bytes 10^23");
+    expect_one_line_error(ALLOCBENCH("--test", "reuse", "--pool-bytes", "+4096"), "--pool-bytes", "--pool-bytes +4096");
 }
 
 /* A pool the library cannot make for want of a GPU says what is missing
@@ -220,7 +227,28 @@ Test(cli, camera_rejected)
                        "camera", "--eye == --target");
     expect_usage_error(KDALLOC("render", "--cpu", TEAPOT, "-o", TMP("fov.png"), "--up", "0,0,0"), "up",
                        "--up 0,0,0");
+    /* pixels finer than a float direction resolves: 0.01 degrees over the
+     * default 720 rows is 2.4e-7 radians a pixel */
+    expect_usage_error(KDALLOC("render", "--cpu", TEAPOT, "-o", TMP("fov.png"), "--fov", "0.01"), "radians",
+                       "--fov 0.01");
     cr_expect_not(file_exists(TMP("fov.png")), "an image was written for a rejected camera");
+}
+
+/* The camera's edges that are legal: 0.01 degrees over 32 rows (5.5e-6
+ * radians a pixel); a coordinate that underflows to its nearest float; a
+ * --validate asking more rays than there are pixels checks each pixel once. */
+Test(cli, camera_edges_accepted)
+{
+    run_result r = KDALLOC("render", "--cpu", TEAPOT, "-o", TMP("edge.png"), "--fov", "0.01", "--width", "32",
+                           "--height", "32", "--validate", "1000000000");
+    expect_status(&r, 0, "--fov 0.01 over 32 rows");
+    expect_contains(r.out, "validation: 1024 rays (every pixel),", "--validate 10^9 on 1024 pixels");
+    run_result_free(&r);
+    r = KDALLOC("render", "--cpu", TEAPOT, "-o", TMP("edge.png"), "--eye", "1e-40,3,4", "--target", "0,0,0",
+                "--width", "16", "--height", "16");
+    expect_status(&r, 0, "--eye 1e-40,3,4");
+    expect_contains(r.out, "camera: --eye 9.9999461e-41,3,4 ", "--eye 1e-40,3,4");
+    run_result_free(&r);
 }
 
 Test(cli, scene_arguments_conflict)

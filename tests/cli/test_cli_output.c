@@ -327,9 +327,9 @@ Test(cli_output, json_and_png_on_standard_output_are_refused)
     run_result_free(&r);
 }
 
-/* What build prints (about 320 bytes) cannot all be written (a file size
- * limit of 250 bytes on standard output): exit 1 and one line saying so,
- * not exit 0 with the statistics lost. */
+/* What build prints (about 320 bytes), or a command's help, cannot all be
+ * written (a file size limit of 250 bytes on standard output): exit 1 and
+ * one line saying so, not exit 0 with the statistics lost. */
 Test(cli_output, lost_standard_output_is_an_error)
 {
     const char *const args[] = {"build", "--cpu", "--scene", "flat", "--triangles", "10", NULL};
@@ -337,6 +337,14 @@ Test(cli_output, lost_standard_output_is_an_error)
     expect_status(&r, 1, "build with its output cut");
     expect_contains(r.err, "cannot write to standard output", "build with its output cut");
     run_result_free(&r);
+    /* each command's help (render's about 3 KB) */
+    static const char *const helps[][3] = {{"build", "--help", NULL}, {"render", "--help", NULL}, {"gen", "--help", NULL}};
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++) {
+        r = run_exe_limited(KDALLOC_EXE, helps[i], 250);
+        expect_status(&r, 1, helps[i][0]);
+        expect_contains(r.err, "cannot write to standard output", helps[i][0]);
+        run_result_free(&r);
+    }
 }
 
 /* A name of 254 bytes (legal, but too long for ".NAME.tmp.XXXXXX") is

@@ -2,8 +2,8 @@
  * coordinate counts, non-finite coordinates, malformed face corners, faces
  * of fewer than three corners, index 0, indices out of range (counted
  * against what is read so far, or against the file's total for forward
- * references), coordinates beyond the float range, and an empty file or
- * one without triangles.
+ * references), coordinates beyond the float range, an empty file or one
+ * without triangles, and lines that end in CR alone.
  *
  * Oracle: the exact message, `file:line: what` (`file: what` for an empty
  * file or one without triangles), and the empty scene an error leaves. */
@@ -35,6 +35,10 @@ Test(errors, malformed_numbers)
         {"v 1 2 3/4\n", "t.obj:1: malformed number \"3/4\""},
         {"v 1 2 3 \\ 4\n", "t.obj:1: malformed number \"\\\""},
         {"# header\r\n\r\nv 1 2 3\r\nv 1 -2.5e 3\r\n", "t.obj:4: malformed number \"-2.5e\""},
+        /* lines ended by CR alone are one line: the error says why */
+        {"v 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2 3\r",
+         "t.obj:1: malformed number \"v\" (the file's lines end in CR alone, as old Mac files do; OBJ lines end "
+         "in LF or CRLF)"},
     };
     EXPECT_ERRORS(cases);
 }
