@@ -30,7 +30,7 @@ USE_WHEN = {
     "cfmalloc": "reproducing the paper (CMalloc with fused headers)",
     "cmmalloc": "reproducing the paper (CMalloc, a list per SM)",
     "cfmmalloc": "reproducing the paper (fused, a list per SM)",
-    "cudamalloc": "a baseline: CUDA's own device malloc",
+    "cudamalloc": "a baseline: CUDA's own device malloc (its heap faults now and then when filled and refilled)",
     "scatteralloc": "reproducing the paper's ScatterAlloc (its 4 KiB pages); larger pages do better here",
     "scatteralloc8192": "ScatterAlloc with 8 KiB pages",
     "scatteralloc16384": "a general workload of blocks up to a page",
