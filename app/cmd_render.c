@@ -232,15 +232,16 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
      * 5.5e-8 a pixel: a tenth more hits; right at 8e-8); the limit is two steps */
     double pixel_radians = cam->fov_deg * (3.14159265358979 / 180.0) / cam->height;
     if (pixel_radians < PIXEL_RADIANS_MIN) {
-        cli_usage_error("--fov %g over %u pixels gives each pixel %.2g radians, finer than a ray's float "
-                        "direction resolves (%g): widen --fov or lower --height",
-                        cam->fov_deg, cam->height, pixel_radians, PIXEL_RADIANS_MIN);
+        cli_usage_error("--fov %g over %u rows makes pixels finer than a ray's float direction resolves "
+                        "(%g radians): over %u rows --fov must be at least %.4g, or lower --height",
+                        cam->fov_deg, cam->height, PIXEL_RADIANS_MIN, cam->height,
+                        PIXEL_RADIANS_MIN * cam->height * (180.0 / 3.14159265358979) * 1.0001);
         return -1;
     }
     uint64_t pixels = (uint64_t)cam->width * cam->height;
     if (validate_bare) /* VALIDATE_DEFAULT rays, or every pixel of a smaller image */
         rq->validate_rays = pixels <= VALIDATE_DEFAULT ? 0 : VALIDATE_DEFAULT;
-    else if (rq->validate_rays > pixels) /* more would check pixels again, the same rays */
+    else if (rq->validate_rays >= pixels) /* more would check pixels again, the same rays */
         rq->validate_rays = 0;
     return 0;
 }

@@ -345,10 +345,10 @@ static void test_frag(bench *b)
 }
 #endif
 
-/* The help: on stdout for --help (exit 0), on stderr for a usage error (exit 2). */
-static void usage_to(FILE *f, int status)
+/* The help, on stdout (--help). */
+static void usage(void)
 {
-    fprintf(f,
+    fprintf(stdout,
             "usage: kdalloc-allocbench --test TEST [--pool-bytes N] [--header] [--requesters N] [--size S]\n"
             "                          [--seconds T]\n"
             "  the paper's tests:  ad acd-size acd-pool acd-iters p warps regs frag\n"
@@ -362,7 +362,11 @@ static void usage_to(FILE *f, int status)
             "        allocator's state (or capacity) against a fresh pool's (--requesters: threads;\n"
             "        --seconds: stop sooner, default 600; the row says how many were reached)\n"
             "  --help: this help; --version: the version and the allocator compiled in\n");
-    exit(status);
+    if (fflush(stdout) == EOF || ferror(stdout)) {
+        fprintf(stderr, "kdalloc-allocbench: cannot write the help to standard output\n");
+        exit(1);
+    }
+    exit(0);
 }
 
 /* A usage error: one line naming it, and where the help is. */
@@ -408,7 +412,7 @@ int main(int argc, char **argv)
     int header = 0;
     setvbuf(stdout, NULL, _IOLBF, 0); /* each row as it is measured, into a pipe too */
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) usage_to(stdout, 0);
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) usage();
         if (!strcmp(argv[i], "--version")) {
             printf("kdalloc-allocbench %s, allocator %s\n", KDA_VERSION, kda_allocator_name());
             return 0;
@@ -475,7 +479,11 @@ int main(int argc, char **argv)
         kda_pool_destroy(&pool);
         return 0;
     }
-    if (requesters || size || seconds) usage_error("--requesters, --size and --seconds are the survey's; not for", test);
+    if (requesters || size || seconds) /* names one of them given */
+        usage_error(requesters ? "--requesters is for the survey's tests, not"
+                    : size     ? "--size is for the survey's tests, not"
+                               : "--seconds is for the survey's tests, not",
+                    test);
     if (!pool_bytes) pool_bytes = 2ull << 30; /* the paper's 2 GB heap */
     if (header) printf("test,allocator,blocks,warps,payload,iterations,pool_bytes,ms,failures\n");
     if (!strcmp(test, "regs")) {
@@ -511,6 +519,11 @@ int main(int argc, char **argv)
     else if (!strcmp(test, "frag")) /* no rows: bench/compare keeps it so */
         fprintf(stderr, "kdalloc-allocbench: frag: %s keeps no state to measure\n", kda_allocator_name());
 #endif
+    else { /* is_paper_test names a test this chain does not run */
+        fprintf(stderr, "kdalloc-allocbench: %s: no such paper test in this program\n", test);
+        kda_pool_destroy(&b.pool);
+        return 1;
+    }
     kda_pool_destroy(&b.pool);
     return 0;
 }

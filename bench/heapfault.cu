@@ -12,14 +12,16 @@
  *   check    patterns into the new blocks, then every live block checked
  *   free     everything
  * for S in 1 KiB, 2 KiB, 512 B; K in 2, 4, 16, 64; S2 = S and 64 B.
- * Every block is written only within its S bytes and freed once (memcheck,
- * which tracks each heap block, finds nothing), yet on an H200 with driver
- * 580.159 and CUDA 13.0 a free or malloc ends, within a few rounds, in
- * "unspecified launch failure" or "an illegal memory access".
+ * Every block is written only within its S bytes and each listed block is
+ * freed once, yet on an H200 with driver 580.159 and CUDA 13.0 a free ends,
+ * within a few rounds, in "unspecified launch failure"; under memcheck one
+ * run reported "Device-side double free" in the thinning: malloc had handed
+ * out a live block twice.
  *
  * Prints a line per case; exits 1 at the first CUDA error (naming the step
- * and the case on stderr), 2 on a pattern mismatch or a bad argument, 0
- * when every round passed. */
+ * and the case on stderr), 2 on a bad argument, 3 where a block's pattern
+ * was broken (a block handed out twice and written over), 0 when every
+ * round passed. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,28 +105,33 @@ static unsigned long long hf_run(const hf_case *c, unsigned blocks, void **first
     unsigned long long cap = HEAP_BYTES / c->size;
     hf_check(cudaMemset(counters, 0, 2 * sizeof *counters), "cudaMemset", c);
     hf_fill<<<blocks, THREADS>>>(c->size, first, cap, counters);
+    hf_check(cudaGetLastError(), "launching the fill", c);
     hf_check(cudaDeviceSynchronize(), "fill", c);
     unsigned long long n = hf_read(counters, c);
     if (n > cap) n = cap;
     hf_pattern<<<blocks, THREADS>>>(n, first, c->size, 1, c->k, 0, 0, counters + 1);
     hf_free<<<blocks, THREADS>>>(n, first, c->k, 0);
+    hf_check(cudaGetLastError(), "launching the thinning", c);
     hf_check(cudaDeviceSynchronize(), "thin", c);
     unsigned long long most = (n - (n + c->k - 1) / c->k) * c->size / c->refill;
     hf_check(cudaMemset(counters, 0, sizeof *counters), "cudaMemset", c);
     hf_fill<<<blocks, THREADS>>>(c->refill, again, most, counters);
+    hf_check(cudaGetLastError(), "launching the refill", c);
     hf_check(cudaDeviceSynchronize(), "refill", c);
     unsigned long long m = hf_read(counters, c);
     if (m > most) m = most;
     hf_pattern<<<blocks, THREADS>>>(m, again, c->refill, 2, 1, 0, 0, counters + 1);
     hf_pattern<<<blocks, THREADS>>>(n, first, c->size, 1, c->k, 1, 1, counters + 1);
     hf_pattern<<<blocks, THREADS>>>(m, again, c->refill, 2, 1, 0, 1, counters + 1);
+    hf_check(cudaGetLastError(), "launching the checks", c);
     hf_check(cudaDeviceSynchronize(), "check", c);
     hf_free<<<blocks, THREADS>>>(n, first, c->k, 1);
     hf_free<<<blocks, THREADS>>>(m, again, 0, 0);
+    hf_check(cudaGetLastError(), "launching the frees", c);
     hf_check(cudaDeviceSynchronize(), "free", c);
     unsigned long long bad = hf_read(counters + 1, c);
-    printf("ok S %u K %u S2 %u round %d: %llu blocks, %llu again, %llu mismatches\n", c->size, c->k, c->refill,
-           c->round, n, m, bad);
+    printf("%s S %u K %u S2 %u round %d: %llu blocks, %llu again, %llu mismatches\n", bad ? "MISMATCH" : "ok",
+           c->size, c->k, c->refill, c->round, n, m, bad);
     fflush(stdout);
     return bad;
 }
@@ -134,7 +141,7 @@ static int hf_rounds(const char *arg)
 {
     char *end;
     long v = strtol(arg, &end, 10);
-    return end != arg && !*end && v >= 1 && v <= 1000 ? (int)v : -1;
+    return *arg >= '0' && *arg <= '9' && !*end && v >= 1 && v <= 1000 ? (int)v : -1;
 }
 
 int main(int argc, char **argv)
@@ -144,8 +151,8 @@ int main(int argc, char **argv)
         printf("usage: kdalloc-heapfault [ROUNDS]\n\n"
                "CUDA's device malloc and free alone (a 256 MiB heap), in the reuse test's pattern:\n"
                "fill, free all blocks but one in K, refill, check, free; 24 cases a round.  Prints a\n"
-               "line per case; exits 1 at the first CUDA error, 2 on a pattern mismatch or a bad\n"
-               "argument.  Needs a CUDA GPU (docs/experiments/allocators.md).\n\n"
+               "line per case; exits 1 at the first CUDA error, 2 on a bad argument, 3 on a pattern\n"
+               "mismatch.  Needs a CUDA GPU (docs/experiments/allocators.md).\n\n"
                "  ROUNDS              rounds to run, 1 to 1000 (default 3)\n"
                "  -h, --help          this help\n"
                "  --version           print the version\n");
@@ -191,5 +198,5 @@ int main(int argc, char **argv)
     cudaFree(first);
     cudaFree(again);
     cudaFree(counters);
-    return bad ? 2 : 0;
+    return bad ? 3 : 0;
 }

@@ -386,11 +386,12 @@ static void *shrink(void *array, size_t n)
 }
 
 /* Text whose lines end in CR alone (old Mac files) reads as one line: its
- * error, at line 1, says why. */
+ * error (often "no triangles", the line being a comment) says why.  One CR
+ * ending the text is a one-line file's CRLF cut short, not the cause. */
 static void hint_cr_only(const char *text, size_t len, char *err, size_t errlen)
 {
     size_t n = strlen(err);
-    if (!memchr(text, '\n', len) && memchr(text, '\r', len) && n < errlen)
+    if (!memchr(text, '\n', len) && memchr(text, '\r', len - 1) && n < errlen)
         snprintf(err + n, errlen - n, " (the file's lines end in CR alone, as old Mac files do; OBJ lines end "
                  "in LF or CRLF)");
 }
@@ -418,6 +419,7 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
     }
     if (ps.n_t == 0) {
         snprintf(err, errlen, "%s: no triangles", name);
+        hint_cr_only(text, len, err, errlen);
         parser_free(&ps);
         return -1;
     }

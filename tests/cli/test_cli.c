@@ -140,7 +140,10 @@ Test(cli, allocbench_bad_arguments)
                           "larger than the pool", "a size over the pool");
     expect_one_line_error(ALLOCBENCH("--test", "soak", "--seconds", "0"), "--seconds", "--seconds 0");
     expect_one_line_error(ALLOCBENCH("--test", "soak", "--seconds", "soon"), "--seconds", "--seconds soon");
-    expect_one_line_error(ALLOCBENCH("--test", "ad", "--seconds", "5"), "--seconds", "--seconds outside the survey's tests");
+    expect_one_line_error(ALLOCBENCH("--test", "ad", "--seconds", "5"), "--seconds is for the survey's tests, not 'ad'",
+                          "--seconds outside the survey's tests");
+    expect_one_line_error(ALLOCBENCH("--test", "p", "--size", "64"), "--size is for the survey's tests, not 'p'",
+                          "--size outside the survey's tests");
     expect_one_line_error(ALLOCBENCH("--test", "bogus"), "unknown test 'bogus'", "--test bogus");
     expect_one_line_error(ALLOCBENCH("--test", "reuse", "--bogus"), "unknown argument '--bogus'", "--bogus");
     expect_one_line_error(ALLOCBENCH("--test", "reuse", "--size"), "missing after '--size'", "--size without a value");

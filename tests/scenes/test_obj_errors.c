@@ -35,10 +35,12 @@ Test(errors, malformed_numbers)
         {"v 1 2 3/4\n", "t.obj:1: malformed number \"3/4\""},
         {"v 1 2 3 \\ 4\n", "t.obj:1: malformed number \"\\\""},
         {"# header\r\n\r\nv 1 2 3\r\nv 1 -2.5e 3\r\n", "t.obj:4: malformed number \"-2.5e\""},
-        /* lines ended by CR alone are one line: the error says why */
+        /* lines ended by CR alone are one line: the error says why; a lone
+         * CR ending a one-line file is not the cause */
         {"v 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2 3\r",
          "t.obj:1: malformed number \"v\" (the file's lines end in CR alone, as old Mac files do; OBJ lines end "
          "in LF or CRLF)"},
+        {"v 0 0 x\r", "t.obj:1: malformed number \"x\""},
     };
     EXPECT_ERRORS(cases);
 }
@@ -163,6 +165,9 @@ Test(errors, no_triangles)
         {"\n\n# only a comment\n", "t.obj: no triangles"},
         {TRI3, "t.obj: no triangles"},
         {TRI3 "l 1 2 3\np 1\n", "t.obj: no triangles"},
+        /* CR-only line ends after a comment: one comment line */
+        {"# exported\rv 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2 3\r",
+         "t.obj: no triangles (the file's lines end in CR alone, as old Mac files do; OBJ lines end in LF or CRLF)"},
     };
     EXPECT_ERRORS(cases);
 }
