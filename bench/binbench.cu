@@ -34,6 +34,7 @@
 #define BENCH_PROGRAM "kdalloc-binbench"
 #include "cuda_die.cuh"
 #include "gpu_sah.cuh"
+#include "stdout_check.h"
 
 #define CHUNK 128
 #define BENCH_WARPS 8 /* warps a block, as the build kernel's (KDA_BUILD_WARPS_PER_BLOCK) */
@@ -180,11 +181,11 @@ int main(int argc, char **argv)
                "  -h, --help          this help\n"
                "  --version           print the version\n",
                CHUNK);
-        return 0;
+        return bench_printed("kdalloc-binbench");
     }
     if (argc == 2 && !strcmp(argv[1], "--version")) {
         printf("kdalloc-binbench %s\n", KDA_VERSION);
-        return 0;
+        return bench_printed("kdalloc-binbench");
     }
     if (argc > 1) {
         fprintf(stderr, "kdalloc-binbench: unknown argument '%s' (see kdalloc-binbench --help)\n", argv[1]);

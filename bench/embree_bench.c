@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "embree_scene.h"
+#include "stdout_check.h"
 
 static void usage(FILE *f)
 {
@@ -74,11 +75,11 @@ static int parse_args(int argc, char **argv, request *rq)
             *(c == OPT_W ? &rq->width : &rq->height) = (uint32_t)v;
             break;
         case OPT_JSON: rq->json = 1; break;
-        case 'h': usage(stdout); exit(0);
+        case 'h': usage(stdout); exit(bench_printed("kdalloc-embree"));
         case OPT_VERSION:
             printf("kdalloc-embree %s, Embree %d.%d.%d\n", KDA_VERSION, RTC_VERSION_MAJOR, RTC_VERSION_MINOR,
                    RTC_VERSION_PATCH);
-            exit(0);
+            exit(bench_printed("kdalloc-embree"));
         default: return cli_option_error(c, argv, opts);
         }
     }

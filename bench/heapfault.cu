@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stdout_check.h"
+
 #define HEAP_BYTES (256ull << 20)
 #define THREADS 256
 
@@ -156,11 +158,11 @@ int main(int argc, char **argv)
                "  ROUNDS              rounds to run, 1 to 1000 (default 3)\n"
                "  -h, --help          this help\n"
                "  --version           print the version\n");
-        return 0;
+        return bench_printed("kdalloc-heapfault");
     }
     if (argc == 2 && !strcmp(argv[1], "--version")) {
         printf("kdalloc-heapfault %s\n", KDA_VERSION);
-        return 0;
+        return bench_printed("kdalloc-heapfault");
     }
     int rounds = argc > 1 ? hf_rounds(argv[1]) : 3;
     if (argc > 2) {

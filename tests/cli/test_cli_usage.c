@@ -190,6 +190,15 @@ static void expect_help_and_version(const char *exe, const char *name)
     o = RUN(exe, "--version");
     cr_expect_eq(o->status, 0, "%s --version: exit %d:\n%s", name, o->status, o->err);
     cr_expect(!strncmp(o->out, name, strlen(name)), "%s --version:\n%s", name, o->out);
+    /* the help cut after 100 bytes (a file size limit, on stderr too: the
+     * versions are shorter than the error line, so only the help is cut):
+     * exit 1, said */
+    const char *const args[] = {"--help", NULL};
+    run_result r = run_exe_limited(exe, args, 100);
+    cr_expect_eq(r.status, 1, "%s --help, its output cut: exit %d", name, r.status);
+    cr_expect(strstr(r.err, "cannot write to standard output") != NULL, "%s --help, its output cut:\n%s", name,
+              r.err);
+    run_result_free(&r);
 }
 
 Test(cli_usage, every_program_has_help_and_version)
