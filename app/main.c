@@ -1,11 +1,11 @@
 /* main.c - the kdalloc command line: dispatches to build, render and gen. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kdalloc/kdalloc.h"
 #include "cli.h"
 #include "cmd.h"
+#include "stdout_status.h"
 
 #ifndef KDA_VERSION
 #define KDA_VERSION "unknown"
@@ -54,19 +54,8 @@ static void print_version(void)
 #endif
 }
 
-/* What the command printed must have reached standard output (a full
- * disk, a closed descriptor): otherwise one error line and exit 1. */
-static int stdout_written(int rc)
-{
-    errno = 0;
-    int flushed = fflush(stdout) != EOF;
-    if (flushed && !ferror(stdout)) return rc;
-    if (flushed) /* an earlier line's write failed, its errno since lost */
-        cli_error("cannot write to standard output: some of what was printed was lost");
-    else
-        cli_error("cannot write to standard output: %s", strerror(errno ? errno : EIO));
-    return rc ? rc : 1;
-}
+/* What the command printed must have reached standard output. */
+static int stdout_written(int rc) { return stdout_status("kdalloc", rc); }
 
 int main(int argc, char **argv)
 {

@@ -42,7 +42,7 @@
 
 #include "kdalloc/kdalloc.h"
 #include "bench_util.cuh"
-#include "stdout_check.h"
+#include "stdout_status.h"
 #include "survey.h"
 
 #ifndef KDA_VERSION
@@ -363,7 +363,7 @@ static void usage(void)
             "        allocator's state (or capacity) against a fresh pool's (--requesters: threads;\n"
             "        --seconds: stop sooner, default 600; the row says how many were reached)\n"
             "  --help: this help; --version: the version and the allocator compiled in\n");
-    exit(bench_printed("kdalloc-allocbench"));
+    exit(stdout_status("kdalloc-allocbench", 0));
 }
 
 /* A usage error: one line naming it, and where the help is. */
@@ -412,7 +412,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) usage();
         if (!strcmp(argv[i], "--version")) {
             printf("kdalloc-allocbench %s, allocator %s\n", KDA_VERSION, kda_allocator_name());
-            return bench_printed("kdalloc-allocbench");
+            return stdout_status("kdalloc-allocbench", 0);
         }
     }
     for (int i = 1; i < argc; i++) {

@@ -34,7 +34,7 @@
 #define BENCH_PROGRAM "kdalloc-binbench"
 #include "cuda_die.cuh"
 #include "gpu_sah.cuh"
-#include "stdout_check.h"
+#include "stdout_status.h"
 
 #define CHUNK 128
 #define BENCH_WARPS 8 /* warps a block, as the build kernel's (KDA_BUILD_WARPS_PER_BLOCK) */
@@ -181,11 +181,11 @@ int main(int argc, char **argv)
                "  -h, --help          this help\n"
                "  --version           print the version\n",
                CHUNK);
-        return bench_printed("kdalloc-binbench");
+        return stdout_status("kdalloc-binbench", 0);
     }
     if (argc == 2 && !strcmp(argv[1], "--version")) {
         printf("kdalloc-binbench %s\n", KDA_VERSION);
-        return bench_printed("kdalloc-binbench");
+        return stdout_status("kdalloc-binbench", 0);
     }
     if (argc > 1) {
         fprintf(stderr, "kdalloc-binbench: unknown argument '%s' (see kdalloc-binbench --help)\n", argv[1]);

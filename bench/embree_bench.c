@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "embree_scene.h"
-#include "stdout_check.h"
+#include "stdout_status.h"
 
 static void usage(FILE *f)
 {
@@ -75,11 +75,11 @@ static int parse_args(int argc, char **argv, request *rq)
             *(c == OPT_W ? &rq->width : &rq->height) = (uint32_t)v;
             break;
         case OPT_JSON: rq->json = 1; break;
-        case 'h': usage(stdout); exit(bench_printed("kdalloc-embree"));
+        case 'h': usage(stdout); exit(stdout_status("kdalloc-embree", 0));
         case OPT_VERSION:
             printf("kdalloc-embree %s, Embree %d.%d.%d\n", KDA_VERSION, RTC_VERSION_MAJOR, RTC_VERSION_MINOR,
                    RTC_VERSION_PATCH);
-            exit(bench_printed("kdalloc-embree"));
+            exit(stdout_status("kdalloc-embree", 0));
         default: return cli_option_error(c, argv, opts);
         }
     }

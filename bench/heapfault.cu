@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stdout_check.h"
+#include "stdout_status.h"
 
 #define HEAP_BYTES (256ull << 20)
 #define THREADS 256
@@ -158,11 +158,11 @@ int main(int argc, char **argv)
                "  ROUNDS              rounds to run, 1 to 1000 (default 3)\n"
                "  -h, --help          this help\n"
                "  --version           print the version\n");
-        return bench_printed("kdalloc-heapfault");
+        return stdout_status("kdalloc-heapfault", 0);
     }
     if (argc == 2 && !strcmp(argv[1], "--version")) {
         printf("kdalloc-heapfault %s\n", KDA_VERSION);
-        return bench_printed("kdalloc-heapfault");
+        return stdout_status("kdalloc-heapfault", 0);
     }
     int rounds = argc > 1 ? hf_rounds(argv[1]) : 3;
     if (argc > 2) {

@@ -9,7 +9,7 @@
  * of uncompressed OBJ text.  Exit status: 0, 1 if a file failed, 2 on usage.
  */
 #include "scene.h"
-#include "stdout_check.h"
+#include "stdout_status.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -135,11 +135,11 @@ int main(int argc, char **argv)
                "  -h, --help          this help\n"
                "  --version           print the version\n",
                RUNS);
-        return bench_printed("kdalloc-objbench");
+        return stdout_status("kdalloc-objbench", 0);
     }
     if (argc == 2 && !strcmp(argv[1], "--version")) {
         printf("kdalloc-objbench %s\n", KDA_VERSION);
-        return bench_printed("kdalloc-objbench");
+        return stdout_status("kdalloc-objbench", 0);
     }
     if (argc < 2) {
         fprintf(stderr, "kdalloc-objbench: which files? (see kdalloc-objbench --help)\n");
