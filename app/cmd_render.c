@@ -24,7 +24,6 @@
 #define VALIDATE_DEFAULT 10000u      /* rays a bare --validate checks */
 #define VALIDATE_MAX 1000000000ull  /* the most --validate N takes */
 #define FRAMES_MAX 1000u
-#define PIXEL_RADIANS_MIN 2.5e-7      /* the finest pixel --fov and --height may make */
 
 static void render_usage(FILE *f)
 {
@@ -225,17 +224,6 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
     }
     if (rq->ao_set && rq->opt.mode != SHADE_AO) {
         cli_usage_error("--ao-rays and --ao-radius go with --shade ao");
-        return -1;
-    }
-    /* a unit float direction moves in steps of about 1.2e-7 radians: finer
-     * pixels share directions and the image is wrong (the flat scene at
-     * 5.5e-8 a pixel: a tenth more hits; right at 8e-8); the limit is two steps */
-    double pixel_radians = cam->fov_deg * (3.14159265358979 / 180.0) / cam->height;
-    if (pixel_radians < PIXEL_RADIANS_MIN) {
-        cli_usage_error("--fov %g over %u rows makes pixels finer than a ray's float direction resolves "
-                        "(%g radians): over %u rows --fov must be at least %.4g, or lower --height",
-                        cam->fov_deg, cam->height, PIXEL_RADIANS_MIN, cam->height,
-                        PIXEL_RADIANS_MIN * cam->height * (180.0 / 3.14159265358979) * 1.0001);
         return -1;
     }
     uint64_t pixels = (uint64_t)cam->width * cam->height;

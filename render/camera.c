@@ -81,6 +81,13 @@ int camera_check(const camera *c, char *err, size_t errlen)
                  c->width, c->height, CAMERA_MAX_SIDE, (unsigned long long)CAMERA_MAX_PIXELS);
         return -1;
     }
+    if (c->fov_deg * (PI_D / 180.0) / c->height < CAMERA_PIXEL_RADIANS_MIN) {
+        snprintf(err, errlen, "camera: field of view %g over %u rows makes pixels finer than a ray's float direction "
+                 "resolves (%g radians): over %u rows it must be at least %.4g degrees, or the image lower",
+                 c->fov_deg, c->height, CAMERA_PIXEL_RADIANS_MIN, c->height,
+                 CAMERA_PIXEL_RADIANS_MIN * c->height * (180.0 / PI_D) * 1.0001); /* rounded up */
+        return -1;
+    }
     return 0;
 }
 

@@ -23,6 +23,11 @@ typedef struct camera {
 /* Largest image side accepted, and largest pixel count (about 1 GiB RGB). */
 #define CAMERA_MAX_SIDE 32768u
 #define CAMERA_MAX_PIXELS (1ull << 28)
+/* The finest pixel accepted, in radians of the field of view a row: a unit
+ * float direction moves in steps of about 1.2e-7 radians, so finer pixels
+ * share ray directions and the image is wrong (the flat scene at 5.5e-8: a
+ * tenth more hits; right at 8e-8).  Two steps. */
+#define CAMERA_PIXEL_RADIANS_MIN 2.5e-7
 
 /* Sets eye, target and up so that the box is in view from its +z side,
  * slightly above; keeps fov, width and height. */
@@ -58,7 +63,8 @@ const char *camera_choose_view(const kdtree *t, const scene *s, camera *c);
 const char *camera_choose_view_with(view_tracer trace, void *ctx, const scene *s, camera *c);
 
 /* Rejects NaN/Inf values, eye == target, up parallel to the view direction,
- * fov outside (0, 180), and sizes of zero or above the limits. */
+ * fov outside (0, 180), sizes of zero or above the limits, and pixels finer
+ * than CAMERA_PIXEL_RADIANS_MIN. */
 int camera_check(const camera *c, char *err, size_t errlen);
 
 /* What a pixel shows. */

@@ -43,6 +43,8 @@ Test(camera, rejects_bad_cameras)
     c = GOOD_CAMERA, c.width = 1, c.height = CAMERA_MAX_SIDE + 1, expect_rejected(c, "height above the limit");
     c = GOOD_CAMERA, c.width = CAMERA_MAX_SIDE, c.height = CAMERA_MAX_SIDE, expect_rejected(c, "too many pixels");
     c = GOOD_CAMERA, c.width = 1u << 14, c.height = (1u << 14) + 1, expect_rejected(c, "one row too many");
+    /* 0.01 degrees over 720 rows: 2.4e-7 radians a pixel */
+    c = GOOD_CAMERA, c.fov_deg = 0.01f, c.width = 1280, c.height = 720, expect_rejected(c, "pixels too fine");
 }
 
 Test(camera, accepts_good_cameras)
@@ -57,6 +59,8 @@ Test(camera, accepts_good_cameras)
     c = GOOD_CAMERA, c.fov_deg = 179.0f;
     cr_expect_eq(camera_check(&c, err, sizeof err), 0, "%s", err);
     c = GOOD_CAMERA, c.fov_deg = 0.5f;
+    cr_expect_eq(camera_check(&c, err, sizeof err), 0, "%s", err);
+    c = GOOD_CAMERA, c.fov_deg = 0.0104f, c.width = 1280, c.height = 720; /* 2.52e-7 radians a pixel */
     cr_expect_eq(camera_check(&c, err, sizeof err), 0, "%s", err);
 }
 
