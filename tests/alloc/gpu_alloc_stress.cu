@@ -96,21 +96,77 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
     atomicAdd(&out->outside, outside);
 }
 
-extern "C" int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t max_size,
-                                gpu_stress_mode mode, gpu_stress_result *res, char *err, size_t errlen)
+/* Lane 0 of each warp allocates blocks of 16 B .. max_size until its first
+ * NULL, chaining them through their first two words (the next block) with
+ * the block's key in the next two, then checks and frees the chain.  A
+ * warp's blocks are all live at once and each takes at least 16 B of the
+ * pool, so when every block lies in the pool a warp meets a NULL within
+ * pool/16 + 1 requests (`most`), whatever the other warps do. */
+__global__ void fill_kernel(kda_heap heap, uint64_t most, uint32_t max_size, stress_counters *out)
 {
-    stress_counters *d = NULL, h;
-    cudaError_t e = cudaMalloc(&d, sizeof *d);
-    if (e == cudaSuccess) e = cudaMemset(d, 0, sizeof *d);
-    if (e == cudaSuccess) {
-        stress_kernel<<<(warps + 7) / 8, 256>>>(pool->heap, iterations, max_size, mode, d);
-        e = cudaGetLastError();
+    uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
+    unsigned long long allocations = 0, nulls = 0, corrupt = 0, misaligned = 0, outside = 0;
+    if ((threadIdx.x & 31u) == 0) {
+        uint32_t *chain = NULL;
+        for (uint64_t i = 0; i < most; i++) {
+            uint64_t key = mix64(warp * 0x9e3779b97f4a7c15ull + i * 0x632be59bd9b4e019ull);
+            uint32_t size = stress_size(key, max_size);
+            uint32_t *p = (uint32_t *)kda_malloc(&heap, size);
+            allocations++;
+            if (!p) {
+                nulls++;
+                break;
+            }
+            misaligned += ((uintptr_t)p & 15u) != 0;
+#if KDA_ALLOC_IN_POOL
+            outside += (unsigned char *)p < heap.base || (unsigned char *)p + size > heap.base + heap.bytes;
+#endif
+            p[0] = (uint32_t)(uintptr_t)chain;
+            p[1] = (uint32_t)((uint64_t)(uintptr_t)chain >> 32);
+            p[2] = (uint32_t)key;
+            p[3] = (uint32_t)(key >> 32);
+            for (uint32_t w = 4; w < size / 4; w++) p[w] = pattern(key, w);
+            chain = p;
+        }
+        __threadfence(); /* before any other thread may get this memory */
+        while (chain) {
+            uint32_t *p = chain;
+            uint64_t key = p[2] | (uint64_t)p[3] << 32;
+            uint32_t bad = 0, words = stress_size(key, max_size) / 4;
+            for (uint32_t w = 4; w < words; w++) bad |= p[w] != pattern(key, w);
+            corrupt += bad;
+            chain = (uint32_t *)(uintptr_t)(p[0] | (uint64_t)p[1] << 32);
+            kda_free(&heap, p);
+        }
     }
+    __syncwarp();
+    kda_warp_done(&heap);
+    atomicAdd(&out->allocations, allocations);
+    atomicAdd(&out->nulls, nulls);
+    atomicAdd(&out->corrupt, corrupt);
+    atomicAdd(&out->misaligned, misaligned);
+    atomicAdd(&out->outside, outside);
+}
+
+/* The counters a kernel adds into, zeroed in device memory. */
+static cudaError_t counters_new(stress_counters **d)
+{
+    cudaError_t e = cudaMalloc(d, sizeof **d);
+    return e == cudaSuccess ? cudaMemset(*d, 0, sizeof **d) : e;
+}
+
+/* Waits for the kernel just launched (e: how its setup went), copies its
+ * counters into *res and frees them. */
+static int counters_take(stress_counters *d, cudaError_t e, gpu_stress_result *res, const char *kernel, char *err,
+                         size_t errlen)
+{
+    stress_counters h;
+    if (e == cudaSuccess) e = cudaGetLastError();
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e == cudaSuccess) e = cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
     cudaFree(d);
     if (e != cudaSuccess) {
-        snprintf(err, errlen, "stress kernel: %s", cudaGetErrorString(e));
+        snprintf(err, errlen, "%s kernel: %s", kernel, cudaGetErrorString(e));
         return -1;
     }
     res->allocations = h.allocations;
@@ -119,6 +175,24 @@ extern "C" int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterati
     res->misaligned = h.misaligned;
     res->outside = h.outside;
     return 0;
+}
+
+extern "C" int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t max_size,
+                                gpu_stress_mode mode, gpu_stress_result *res, char *err, size_t errlen)
+{
+    stress_counters *d = NULL;
+    cudaError_t e = counters_new(&d);
+    if (e == cudaSuccess) stress_kernel<<<(warps + 7) / 8, 256>>>(pool->heap, iterations, max_size, mode, d);
+    return counters_take(d, e, res, "stress", err, errlen);
+}
+
+extern "C" int gpu_alloc_fill(kda_pool *pool, uint32_t warps, uint32_t max_size, gpu_stress_result *res, char *err,
+                              size_t errlen)
+{
+    stress_counters *d = NULL;
+    cudaError_t e = counters_new(&d);
+    if (e == cudaSuccess) fill_kernel<<<(warps + 7) / 8, 256>>>(pool->heap, pool->heap.bytes / 16 + 1, max_size, d);
+    return counters_take(d, e, res, "fill", err, errlen);
 }
 
 extern "C" int gpu_pool_copy(const kda_pool *pool, void *host, char *err, size_t errlen)

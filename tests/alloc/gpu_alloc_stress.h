@@ -29,6 +29,12 @@ typedef enum gpu_stress_mode { GPU_STRESS_LANE0, GPU_STRESS_WARP, GPU_STRESS_LAN
 int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t max_size, gpu_stress_mode mode,
                      gpu_stress_result *res, char *err, size_t errlen);
 
+/* `warps` warps each allocate blocks of 16 B .. max_size until their first
+ * NULL, holding all of them, then check and free them: where every block
+ * lies in the pool, exactly one NULL a warp. */
+int gpu_alloc_fill(kda_pool *pool, uint32_t warps, uint32_t max_size, gpu_stress_result *res, char *err,
+                   size_t errlen);
+
 /* Copies the whole pool to host memory (pool->heap.bytes bytes). */
 int gpu_pool_copy(const kda_pool *pool, void *host, char *err, size_t errlen);
 
