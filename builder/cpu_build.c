@@ -69,6 +69,7 @@ typedef struct builder {
     uint64_t n_refs, cap_refs;
     int max_depth;
     int out_of_memory;
+    int layout_full; /* more nodes or references than the layout indexes */
 } builder;
 
 /* ---- sorting: LSD radix sort on the float bits made order-preserving ---- */
@@ -103,13 +104,23 @@ static void sort_events(event *ev, uint32_t m, event *tmp)
 
 /* ---- output arrays ---- */
 
+/* An array's capacity when `need` outgrows it: doubled, at least `need`,
+ * at most `limit`; 0 when `need` passes `limit`. */
+static uint64_t grown(uint64_t cap, uint64_t need, uint64_t limit)
+{
+    if (need > limit) return 0;
+    uint64_t c = cap * 2 > need ? cap * 2 : need;
+    return c < limit ? c : limit;
+}
+
 static uint32_t push_nodes(builder *b, uint32_t k)
 {
-    if (b->n_nodes + k > b->cap_nodes) {
-        uint64_t cap = b->cap_nodes ? (uint64_t)b->cap_nodes * 2 : 1024;
-        kdtree_node *n = cap > KDTREE_MAX_COUNT ? NULL : realloc(b->nodes, cap * sizeof *n);
+    if ((uint64_t)b->n_nodes + k > b->cap_nodes) {
+        uint64_t cap = grown(b->cap_nodes ? b->cap_nodes : 512, (uint64_t)b->n_nodes + k, KDTREE_MAX_COUNT);
+        kdtree_node *n = cap ? realloc(b->nodes, cap * sizeof *n) : NULL;
         if (!n) {
             b->out_of_memory = 1;
+            b->layout_full = cap == 0;
             return UINT32_MAX;
         }
         b->nodes = n;
@@ -122,9 +133,12 @@ static uint32_t push_nodes(builder *b, uint32_t k)
 static int push_refs(builder *b, const node_events *ne)
 {
     if (b->n_refs + ne->n_tris + 1 > b->cap_refs) { /* + 1: see below */
-        uint64_t cap = b->cap_refs * 2 + ne->n_tris + 1;
-        uint32_t *r = cap > UINT32_MAX ? NULL : realloc(b->refs, cap * sizeof *r);
-        if (!r) return -1;
+        uint64_t cap = grown(b->cap_refs, b->n_refs + ne->n_tris + 1, UINT32_MAX);
+        uint32_t *r = cap ? realloc(b->refs, cap * sizeof *r) : NULL;
+        if (!r) {
+            b->layout_full = cap == 0;
+            return -1;
+        }
         b->refs = r;
         b->cap_refs = cap;
     }
@@ -462,7 +476,13 @@ int kdtree_build_cpu(const scene *s, kdtree *out, kdtree_stats *stats, char *err
     if (b.out_of_memory) {
         free(b.nodes);
         free(b.refs);
-        snprintf(err, errlen, "out of memory building the tree of %u triangles", s->n_triangles);
+        if (b.layout_full)
+            snprintf(err, errlen,
+                     "the tree of %u triangles needs more than the layout's %u nodes or %u references "
+                     "(triangles cut into very many pieces)",
+                     s->n_triangles, KDTREE_MAX_COUNT, UINT32_MAX - 1);
+        else
+            snprintf(err, errlen, "out of memory building the tree of %u triangles", s->n_triangles);
         return -1;
     }
     out->nodes = b.nodes;
