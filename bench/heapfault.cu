@@ -7,8 +7,10 @@
  *
  * A case, on a 256 MiB heap (the reuse test's pool):
  *   fill     lane 0 of each warp mallocs S bytes until its first NULL
+ *            (the addresses, sorted on the host, must not overlap)
  *   thin     a pattern into every block; every block but one in K freed
  *   refill   blocks of S2 bytes until NULL or as many bytes as were freed
+ *            (the live blocks' addresses must not overlap)
  *   check    patterns into the new blocks, then every live block checked
  *   free     everything
  * for S in 1 KiB, 2 KiB, 512 B; K in 2, 4, 16, 64; S2 = S and 64 B.
@@ -19,10 +21,11 @@
  * the thinning: malloc had handed out a live block twice.
  *
  * Prints a line per case; exits 1 at the first CUDA error (naming the step
- * and the case on stderr), 2 on a bad argument, 3 where a block's pattern
- * was broken (a block handed out twice and written over), 0 when every
- * round passed. */
+ * and the case on stderr), 2 on a bad argument, 3 where live blocks
+ * overlapped or a block's pattern was broken (a block handed out twice),
+ * 0 when every round passed. */
 #include <cuda_runtime.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +96,45 @@ __global__ void hf_free(unsigned long long n, void *const *list, unsigned k, int
         if (k == 0 || (kept ? r % k == 0 : r % k != 0)) free(list[r]);
 }
 
+typedef struct hf_block {
+    uintptr_t at;
+    unsigned size;
+} hf_block;
+
+static int hf_by_address(const void *a, const void *b)
+{
+    uintptr_t x = ((const hf_block *)a)->at, y = ((const hf_block *)b)->at;
+    return x < y ? -1 : x > y;
+}
+
+/* Live blocks that overlap another, found on the host: the n blocks of
+ * `list` (size bytes each; with k, only those r with r % k == 0, the kept
+ * ones) and the m of `more` (more_size each), sorted by address, each
+ * checked against the next.  Any overlap is a live block handed out twice. */
+static unsigned long long hf_overlaps(void *const *list, unsigned long long n, unsigned size, unsigned k,
+                                      void *const *more, unsigned long long m, unsigned more_size, const hf_case *c)
+{
+    void **host = (void **)malloc((size_t)(n + m) * sizeof *host);
+    hf_block *b = (hf_block *)malloc((size_t)(n + m) * sizeof *b);
+    if (!host || !b) {
+        fprintf(stderr, "kdalloc-heapfault: out of host memory for %llu addresses\n", n + m);
+        exit(1);
+    }
+    hf_check(cudaMemcpy(host, list, (size_t)n * sizeof *host, cudaMemcpyDeviceToHost), "reading the list", c);
+    if (m) hf_check(cudaMemcpy(host + n, more, (size_t)m * sizeof *host, cudaMemcpyDeviceToHost), "reading the list", c);
+    unsigned long long live = 0, overlaps = 0;
+    for (unsigned long long r = 0; r < n + m; r++)
+        if (r >= n || k == 0 || r % k == 0) {
+            b[live].at = (uintptr_t)host[r];
+            b[live++].size = r < n ? size : more_size;
+        }
+    qsort(b, (size_t)live, sizeof *b, hf_by_address);
+    for (unsigned long long i = 0; i + 1 < live; i++) overlaps += b[i].at + b[i].size > b[i + 1].at;
+    free(host);
+    free(b);
+    return overlaps;
+}
+
 static unsigned long long hf_read(const unsigned long long *d, const hf_case *c)
 {
     unsigned long long v;
@@ -111,6 +153,7 @@ static unsigned long long hf_run(const hf_case *c, unsigned blocks, void **first
     hf_check(cudaDeviceSynchronize(), "fill", c);
     unsigned long long n = hf_read(counters, c);
     if (n > cap) n = cap;
+    unsigned long long twice = hf_overlaps(first, n, c->size, 0, NULL, 0, 0, c);
     hf_pattern<<<blocks, THREADS>>>(n, first, c->size, 1, c->k, 0, 0, counters + 1);
     hf_free<<<blocks, THREADS>>>(n, first, c->k, 0);
     hf_check(cudaGetLastError(), "launching the thinning", c);
@@ -122,6 +165,7 @@ static unsigned long long hf_run(const hf_case *c, unsigned blocks, void **first
     hf_check(cudaDeviceSynchronize(), "refill", c);
     unsigned long long m = hf_read(counters, c);
     if (m > most) m = most;
+    twice += hf_overlaps(first, n, c->size, c->k, again, m, c->refill, c);
     hf_pattern<<<blocks, THREADS>>>(m, again, c->refill, 2, 1, 0, 0, counters + 1);
     hf_pattern<<<blocks, THREADS>>>(n, first, c->size, 1, c->k, 1, 1, counters + 1);
     hf_pattern<<<blocks, THREADS>>>(m, again, c->refill, 2, 1, 0, 1, counters + 1);
@@ -132,10 +176,10 @@ static unsigned long long hf_run(const hf_case *c, unsigned blocks, void **first
     hf_check(cudaGetLastError(), "launching the frees", c);
     hf_check(cudaDeviceSynchronize(), "free", c);
     unsigned long long bad = hf_read(counters + 1, c);
-    printf("%s S %u K %u S2 %u round %d: %llu blocks, %llu again, %llu mismatches\n", bad ? "MISMATCH" : "ok",
-           c->size, c->k, c->refill, c->round, n, m, bad);
+    printf("%s S %u K %u S2 %u round %d: %llu blocks, %llu again, %llu mismatches, %llu overlaps\n",
+           bad || twice ? "MISMATCH" : "ok", c->size, c->k, c->refill, c->round, n, m, bad, twice);
     fflush(stdout);
-    return bad;
+    return bad + twice;
 }
 
 /* ROUNDS from the command line: 1 .. 1000, or -1 where it is none. */
@@ -153,8 +197,8 @@ int main(int argc, char **argv)
         printf("usage: kdalloc-heapfault [ROUNDS]\n\n"
                "CUDA's device malloc and free alone (a 256 MiB heap), in the reuse test's pattern:\n"
                "fill, free all blocks but one in K, refill, check, free; 24 cases a round.  Prints a\n"
-               "line per case; exits 1 at the first CUDA error, 2 on a bad argument, 3 on a pattern\n"
-               "mismatch.  Needs a CUDA GPU (docs/experiments/allocators.md).\n\n"
+               "line per case; exits 1 at the first CUDA error, 2 on a bad argument, 3 where live\n"
+               "blocks overlap or a pattern mismatches.  Needs a CUDA GPU (docs/experiments/allocators.md).\n\n"
                "  ROUNDS              rounds to run, 1 to 1000 (default 3)\n"
                "  -h, --help          this help\n"
                "  --version           print the version\n");

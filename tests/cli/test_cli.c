@@ -23,6 +23,7 @@
 #define TMP(file) KDA_TEST_TMPDIR "/test_cli_" file
 #define KDALLOC(...) RUN_EXE(KDALLOC_EXE, __VA_ARGS__)
 #define TEAPOT KDA_SHARED_SCENES "/teapot.obj.gz"
+#define BUNNY KDA_SHARED_SCENES "/bunny.obj.gz"
 
 TestSuite(cli, .timeout = 60);
 
@@ -372,6 +373,26 @@ Test(cli, gpu_flag_without_a_gpu_is_a_clear_error)
         cr_expect_eq(lines_starting(r.err, "device: "), 0, "an error, yet a device line:\n%s", r.err);
         cr_expect_str_empty(r.out, "build --gpu without a GPU printed results");
     }
+    run_result_free(&r);
+}
+
+/* A fixed pool of the root's array alone cannot hold the root's children
+ * beside it: the build fails in one line (exit 1) that names the option to
+ * raise.  Skips without a GPU, and where the allocator's minimum pool
+ * (Halloc's, Gallatin's) raised the pool enough for the tree. */
+Test(cli, pool_too_small_names_the_option_to_raise)
+{
+    run_result r = KDALLOC("build", "--gpu", "--pool-factor", "1", BUNNY);
+    int no_gpu = strstr(r.err, "use --cpu") != NULL, raised = r.status == 0 && strstr(r.err, "pool raised to");
+    if (no_gpu || raised) {
+        run_result_free(&r);
+        cr_skip_test("%s", no_gpu ? "no GPU to build on" : "the allocator's minimum pool holds the tree");
+    }
+    expect_status(&r, 1, "build --gpu --pool-factor 1");
+    expect_contains(r.err, "; rerun with ", "build --gpu --pool-factor 1");
+    expect_contains(r.err, "--pool-factor", "build --gpu --pool-factor 1");
+    cr_expect_eq(lines_starting(r.err, "kdalloc: "), 1, "not one error line:\n%s", r.err);
+    cr_expect_str_empty(r.out, "a failed build printed results");
     run_result_free(&r);
 }
 
