@@ -16,9 +16,9 @@
  * for S in 1 KiB, 2 KiB, 512 B; K in 2, 4, 16, 64; S2 = S and 64 B.
  * Every block is written only within its S bytes and each listed block is
  * freed once, yet on an H200 with driver 580.159 and CUDA 13.0 a free ends
- * now and then (3 of 9 runs of one or two rounds) in "unspecified launch
- * failure"; under memcheck one run reported "Device-side double free" in
- * the thinning: malloc had handed out a live block twice.
+ * now and then (results/h200/notes.md counts the runs) in "unspecified
+ * launch failure"; under memcheck one run reported "Device-side double
+ * free" in the thinning: malloc had handed out a live block twice.
  *
  * Prints a line per case; exits 1 at the first CUDA error (naming the step
  * and the case on stderr), 2 on a bad argument, 3 where live blocks
