@@ -7,8 +7,10 @@
  *                   read and discarded, as are the colours of the common
  *                   "v x y z r g b" extension: a v line has 3, 4 or 6 numbers.
  *   f c1 c2 c3 ...  a face of 3 or more corners, each one of  i  i/t  i/t/n
- *                   i//n  (forms may differ between corners), fan-triangulated
- *                   into (c1 c2 c3) (c1 c3 c4) ... (c1 cn-1 cn).
+ *                   i//n  (forms may differ between corners), a convex
+ *                   polygon cut into n - 2 triangles as a strip from both
+ *                   ends: (c1 c2 c3) (c1 c3 cn) (c3 c4 cn) (c4 cn-1 cn) ...
+ *                   (triangulate_face; a triangle or a quad as a fan cuts it).
  *   vt, vn          counted, so that t and n indices can be range-checked;
  *                   their numbers are not read.
  *   # ...           a comment.
@@ -65,6 +67,8 @@ typedef struct obj_parser {
     float *pos;                 /* 3 floats per vertex */
     uint32_t *tri;              /* 3 indices per triangle */
     size_t cap_v, n_t, cap_t;   /* vertex capacity; triangle count, capacity */
+    uint32_t *corner;           /* the vertices of the face being read */
+    size_t cap_c;
     uint64_t count[N_KINDS];    /* v, vt, vn lines read so far */
     uint64_t max_ref[N_KINDS];  /* largest positive index of each kind seen */
     uint64_t limit[N_KINDS];    /* largest positive index allowed */
@@ -85,6 +89,7 @@ static void parser_free(obj_parser *ps)
 {
     free(ps->pos);
     free(ps->tri);
+    free(ps->corner);
 }
 
 /* Writes "name:line: " and the formatted message into ps->err; returns -1. */
@@ -312,23 +317,49 @@ static int parse_corner(obj_parser *ps, const char **pp, const char *end, uint32
     return 0;
 }
 
-/* After "f": 3 or more corners, fan-triangulated as they are read. */
+/* Cuts a face's corners c[0..n-1] (n >= 3, a convex polygon in that order)
+ * into n - 2 triangles, from both ends of a strip: (c0 c1 c2), then an ear
+ * cut alternately at the back and at the front of what is left:
+ * (c0 c2 cn-1) (c2 c3 cn-1) (c3 cn-2 cn-1) (c3 c4 cn-2) ...  Each triangle
+ * lists its corners in the face's order, so it keeps the face's winding; a
+ * triangle or a quad comes out as a fan would cut it.  Why not a fan from
+ * c0: its n - 2 slivers all meet at c0, where their boxes all overlap, so a
+ * k-d tree cannot part them and its references grow as n^3
+ * (docs/experiments/builder.md); the strip's triangles lie side by side. */
+static int triangulate_face(obj_parser *ps, const uint32_t *c, size_t n)
+{
+    if (push_triangle(ps, c[0], c[1], c[2])) return -1;
+    if (n > 3 && push_triangle(ps, c[0], c[2], c[n - 1])) return -1;
+    /* Left: the polygon c[front] .. c[back]; its ears alternate from the front. */
+    int at_front = 1;
+    for (size_t front = 2, back = n - 1; back - front >= 2; at_front = !at_front) {
+        if (at_front ? push_triangle(ps, c[front], c[front + 1], c[back])
+                     : push_triangle(ps, c[front], c[back - 1], c[back]))
+            return -1;
+        if (at_front) front++;
+        else back--;
+    }
+    return 0;
+}
+
+/* After "f": 3 or more corners, then their triangles. */
 static int parse_face(obj_parser *ps, const char **pp, const char *end)
 {
     const char *p = *pp;
-    uint32_t first = 0, prev = 0;
     size_t n = 0;
     for (;;) {
         p = skip_blanks(ps, p, end);
         if (p == end || *p == '\n') break;
-        uint32_t v;
-        if (parse_corner(ps, &p, end, &v)) return -1;
-        if (n == 0) first = v;
-        if (n >= 2 && push_triangle(ps, first, prev, v)) return -1;
-        prev = v;
+        if (n == ps->cap_c) {
+            uint32_t *bigger = grow(ps, ps->corner, &ps->cap_c, sizeof *ps->corner, "corners in one face");
+            if (!bigger) return -1;
+            ps->corner = bigger;
+        }
+        if (parse_corner(ps, &p, end, &ps->corner[n])) return -1;
         n++;
     }
     if (n < 3) return fail(ps, "face has %zu corners, needs at least 3", n);
+    if (triangulate_face(ps, ps->corner, n)) return -1;
     *pp = p;
     return 0;
 }

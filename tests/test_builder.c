@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kdtree.h"
+#include "polygon_obj.h"
 #include "scene.h"
 
 static char err[512];
@@ -288,6 +289,26 @@ Test(builder, default_scene, .timeout = 120) { check_generated(scene_generator_n
 /* Degenerate inputs terminate with a valid tree. */
 Test(builder, all_triangles_in_one_plane) { check_generated("flat", 5000); }
 Test(builder, identical_triangles) { check_generated("stacked", 500); }
+
+/* One convex polygon of many corners in one f line: the loader's triangles
+ * lie side by side (scenes/obj.c, triangulate_face), so the tree parts
+ * them with about two references a triangle; a fan from one corner made
+ * thousands (docs/experiments/builder.md). */
+Test(builder, a_polygon_of_many_corners)
+{
+    char *text = polygon_obj(2000);
+    cr_assert_not_null(text);
+    scene s;
+    cr_assert_eq(scene_parse_obj(text, strlen(text), "polygon.obj", &s, err, sizeof err), 0, "%s", err);
+    free(text);
+    kdtree t;
+    kdtree_stats st;
+    build_and_check(&s, &t, &st);
+    cr_expect_leq(st.n_refs, 4ull * s.n_triangles, "%llu references for %u triangles",
+                  (unsigned long long)st.n_refs, s.n_triangles);
+    kdtree_free(&t);
+    scene_free(&s);
+}
 
 static void check_real_scene(const char *file)
 {
