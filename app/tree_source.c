@@ -205,7 +205,10 @@ static void say_build_failed(const tree_source *ts, const gpu_build_stats *g, co
     switch (g->pool_short) {
     case GPU_POOL_EXHAUSTED:
     case GPU_POOL_OVERWRITTEN:
-        if (ts->pool_mb) cli_error("%s; rerun with --pool-mb > %llu", err, (unsigned long long)ts->pool_mb);
+        if (g->pool_raised) /* what was asked is not what ran short: the allocator's minimum pool did */
+            cli_error("%s; rerun with --pool-mb > %llu (the allocator's minimum pool, taken instead of the one asked "
+                      "for)", err, (unsigned long long)((g->pool_bytes + (1u << 20) - 1) >> 20));
+        else if (ts->pool_mb) cli_error("%s; rerun with --pool-mb > %llu", err, (unsigned long long)ts->pool_mb);
         else cli_error("%s; rerun with --pool-factor > %g", err, ts->pool_factor);
         break;
     case GPU_POOL_WRAPPED: cli_error("%s; rerun with a larger --pool-factor or --pool-mb", err); break;

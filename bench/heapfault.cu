@@ -21,9 +21,9 @@
  * free" in the thinning: malloc had handed out a live block twice.
  *
  * Prints a line per case; exits 1 at the first CUDA error (naming the step
- * and the case on stderr), 2 on a bad argument, 3 where live blocks
- * overlapped or a block's pattern was broken (a block handed out twice),
- * 0 when every round passed. */
+ * and the case on stderr) or where host memory runs out, 2 on a bad
+ * argument, 3 where live blocks overlapped or a block's pattern was broken
+ * (a block handed out twice), 0 when every round passed. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -114,6 +114,7 @@ static int hf_by_address(const void *a, const void *b)
 static unsigned long long hf_overlaps(void *const *list, unsigned long long n, unsigned size, unsigned k,
                                       void *const *more, unsigned long long m, unsigned more_size, const hf_case *c)
 {
+    if (n + m == 0) return 0;
     void **host = (void **)malloc((size_t)(n + m) * sizeof *host);
     hf_block *b = (hf_block *)malloc((size_t)(n + m) * sizeof *b);
     if (!host || !b) {

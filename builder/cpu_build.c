@@ -69,7 +69,7 @@ typedef struct builder {
     uint64_t n_refs, cap_refs;
     int max_depth;
     int out_of_memory;
-    int layout_full; /* more nodes or references than the layout indexes */
+    const char *layout_full; /* "nodes" or "references": more than the layout indexes */
 } builder;
 
 /* ---- sorting: LSD radix sort on the float bits made order-preserving ---- */
@@ -120,7 +120,7 @@ static uint32_t push_nodes(builder *b, uint32_t k)
         kdtree_node *n = cap ? realloc(b->nodes, cap * sizeof *n) : NULL;
         if (!n) {
             b->out_of_memory = 1;
-            b->layout_full = cap == 0;
+            if (!cap) b->layout_full = "nodes";
             return UINT32_MAX;
         }
         b->nodes = n;
@@ -136,7 +136,7 @@ static int push_refs(builder *b, const node_events *ne)
         uint64_t cap = grown(b->cap_refs, b->n_refs + ne->n_tris + 1, UINT32_MAX);
         uint32_t *r = cap ? realloc(b->refs, cap * sizeof *r) : NULL;
         if (!r) {
-            b->layout_full = cap == 0;
+            if (!cap) b->layout_full = "references";
             return -1;
         }
         b->refs = r;
@@ -477,10 +477,9 @@ int kdtree_build_cpu(const scene *s, kdtree *out, kdtree_stats *stats, char *err
         free(b.nodes);
         free(b.refs);
         if (b.layout_full)
-            snprintf(err, errlen,
-                     "the tree of %u triangles needs more than the layout's %u nodes or %u references "
-                     "(triangles cut into very many pieces)",
-                     s->n_triangles, KDTREE_MAX_COUNT, UINT32_MAX - 1);
+            snprintf(err, errlen, "the tree of %u triangles needs more %s than the layout holds (%u): its triangles "
+                     "are cut into very many pieces", s->n_triangles, b.layout_full,
+                     b.layout_full[0] == 'n' ? KDTREE_MAX_COUNT : UINT32_MAX - 1);
         else
             snprintf(err, errlen, "out of memory building the tree of %u triangles", s->n_triangles);
         return -1;

@@ -199,6 +199,12 @@ static const char *skip_statement(obj_parser *ps, const char *p, const char *end
  * Coordinates
  * ------------------------------------------------------------------------ */
 
+/* What a token that starts with '#' in the middle of a line needs said. */
+static const char *comment_hint(const char *tok)
+{
+    return *tok == '#' ? " ('#' starts a comment only as the first token of a line)" : "";
+}
+
 static int parse_coordinate(obj_parser *ps, const char **pp, const char *end, float *out)
 {
     const char *tok = *pp;
@@ -212,7 +218,7 @@ static int parse_coordinate(obj_parser *ps, const char **pp, const char *end, fl
                     token_len(tok, end), tok);
     case OBJ_NUM_MALFORMED:
         if (!obj_names_nonfinite(tok, token_len(tok, end)))
-            return fail(ps, "malformed number \"%.*s\"", token_len(tok, end), tok);
+            return fail(ps, "malformed number \"%.*s\"%s", token_len(tok, end), tok, comment_hint(tok));
         break;
     }
     return fail(ps, "non-finite coordinate \"%.*s\"", token_len(tok, end), tok);
@@ -308,7 +314,7 @@ static int parse_corner(obj_parser *ps, const char **pp, const char *end, uint32
     corner_index ix[N_KINDS];
     const char *p = scan_corner(*pp, end, ix);
     if (!p)
-        return fail(ps, "malformed face corner \"%.*s\"", token_len(*pp, end), *pp);
+        return fail(ps, "malformed face corner \"%.*s\"%s", token_len(*pp, end), *pp, comment_hint(*pp));
     uint32_t unused;
     if (resolve_index(ps, KIND_V, &ix[KIND_V], vertex)) return -1;
     if (ix[KIND_VT].text && resolve_index(ps, KIND_VT, &ix[KIND_VT], &unused)) return -1;

@@ -2,7 +2,7 @@
  * and freeing blocks through the allocator compiled in (for
  * test_gpu_alloc_<allocator>).  Every block is filled with a pattern that
  * names its owner and checked before it is freed: two live blocks that
- * overlap break one of the patterns. */
+ * overlap break one of the patterns (or, in the fill, one chain's keys). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,13 +33,14 @@ static __device__ uint32_t stress_size(uint64_t r, uint32_t max_size)
 
 static __device__ uint32_t pattern(uint64_t key, uint32_t i) { return (uint32_t)mix64(key + i); }
 
-__global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_size, gpu_stress_mode mode,
-                              stress_counters *out)
+__global__ void stress_kernel(kda_heap heap, uint32_t warps, uint32_t iterations, uint32_t max_size,
+                              gpu_stress_mode mode, stress_counters *out)
 {
     int coalesced = mode == GPU_STRESS_WARP, own = mode == GPU_STRESS_LANES; /* own: each lane its own block */
     uint32_t lane = threadIdx.x & 31u;
     uint32_t first = coalesced || own ? 0 : lane, step = coalesced || own ? 1 : 32; /* a lane's words of a block */
     uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
+    if (warp >= warps) return; /* the last block's spare warps, whole */
     uint32_t *block[LIVE] = {0};
     uint32_t words[LIVE] = {0};
     uint64_t key[LIVE] = {0};
@@ -96,20 +97,44 @@ __global__ void stress_kernel(kda_heap heap, uint32_t iterations, uint32_t max_s
     atomicAdd(&out->outside, outside);
 }
 
-/* Lane 0 of each warp allocates blocks of 16 B .. max_size until its first
- * NULL, chaining them through their first two words (the next block) with
- * the block's key in the next two, then checks and frees the chain.  A
- * warp's blocks are all live at once and each takes at least 16 B of the
- * pool, so when every block lies in the pool a warp meets a NULL within
- * pool/16 + 1 requests (`most`), whatever the other warps do. */
-__global__ void fill_kernel(kda_heap heap, uint64_t most, uint32_t max_size, stress_counters *out)
+/* Where a block of `size` bytes at p may be written: inside the pool
+ * (where the allocator promises it) and 16-byte aligned. */
+static __device__ int usable(const kda_heap *heap, const void *p, uint32_t size)
+{
+#if KDA_ALLOC_IN_POOL
+    if ((const unsigned char *)p < heap->base || (const unsigned char *)p + size > heap->base + heap->bytes) return 0;
+#endif
+    (void)heap, (void)size;
+    return ((uintptr_t)p & 15u) == 0;
+}
+
+/* The key of the j-th block a warp chains in the fill (its size and pattern). */
+static __device__ uint64_t fill_key(uint64_t warp, uint64_t j)
+{
+    return mix64(warp * 0x9e3779b97f4a7c15ull + j * 0x632be59bd9b4e019ull);
+}
+
+/* Lane 0 of each of `warps` warps allocates blocks of 16 B .. max_size until
+ * its first NULL, chaining them through their first two words (the block
+ * before) with the block's key in the next two, then walks the chain back,
+ * checking each block against the key its place in the chain gives (not
+ * the one written in it: a block handed to two owners carries one owner's
+ * key, so the other finds a stranger's), and frees it.  A warp's blocks are
+ * all live at once and each takes at least 16 B of the pool, so when every
+ * block lies in the pool a warp meets a NULL within pool/16 + 1 requests
+ * (`most`), whatever the other warps do.  A block outside the pool or
+ * misaligned is counted and left alone; a broken chain is counted and not
+ * followed further. */
+__global__ void fill_kernel(kda_heap heap, uint32_t warps, uint64_t most, uint32_t max_size, stress_counters *out)
 {
     uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32;
+    if (warp >= warps) return; /* the last block's spare warps, whole */
     unsigned long long allocations = 0, nulls = 0, corrupt = 0, misaligned = 0, outside = 0;
     if ((threadIdx.x & 31u) == 0) {
         uint32_t *chain = NULL;
+        uint64_t held = 0;
         for (uint64_t i = 0; i < most; i++) {
-            uint64_t key = mix64(warp * 0x9e3779b97f4a7c15ull + i * 0x632be59bd9b4e019ull);
+            uint64_t key = fill_key(warp, held);
             uint32_t size = stress_size(key, max_size);
             uint32_t *p = (uint32_t *)kda_malloc(&heap, size);
             allocations++;
@@ -117,26 +142,36 @@ __global__ void fill_kernel(kda_heap heap, uint64_t most, uint32_t max_size, str
                 nulls++;
                 break;
             }
-            misaligned += ((uintptr_t)p & 15u) != 0;
-#if KDA_ALLOC_IN_POOL
-            outside += (unsigned char *)p < heap.base || (unsigned char *)p + size > heap.base + heap.bytes;
-#endif
+            if (!usable(&heap, p, size)) {
+                misaligned += ((uintptr_t)p & 15u) != 0;
+                outside += ((uintptr_t)p & 15u) == 0;
+                continue;
+            }
             p[0] = (uint32_t)(uintptr_t)chain;
             p[1] = (uint32_t)((uint64_t)(uintptr_t)chain >> 32);
             p[2] = (uint32_t)key;
             p[3] = (uint32_t)(key >> 32);
             for (uint32_t w = 4; w < size / 4; w++) p[w] = pattern(key, w);
             chain = p;
+            held++;
         }
         __threadfence(); /* before any other thread may get this memory */
-        while (chain) {
+        for (uint64_t j = held; j-- > 0;) {
             uint32_t *p = chain;
-            uint64_t key = p[2] | (uint64_t)p[3] << 32;
-            uint32_t bad = 0, words = stress_size(key, max_size) / 4;
-            for (uint32_t w = 4; w < words; w++) bad |= p[w] != pattern(key, w);
+            uint64_t key = fill_key(warp, j);
+            if ((p[2] | (uint64_t)p[3] << 32) != key) { /* another owner's block, or overwritten */
+                corrupt++;
+                break;
+            }
+            uint32_t bad = 0, size = stress_size(key, max_size);
+            for (uint32_t w = 4; w < size / 4; w++) bad |= p[w] != pattern(key, w);
             corrupt += bad;
             chain = (uint32_t *)(uintptr_t)(p[0] | (uint64_t)p[1] << 32);
             kda_free(&heap, p);
+            if (j > 0 && (!chain || !usable(&heap, chain, 16))) {
+                corrupt++;
+                break;
+            }
         }
     }
     __syncwarp();
@@ -182,7 +217,7 @@ extern "C" int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterati
 {
     stress_counters *d = NULL;
     cudaError_t e = counters_new(&d);
-    if (e == cudaSuccess) stress_kernel<<<(warps + 7) / 8, 256>>>(pool->heap, iterations, max_size, mode, d);
+    if (e == cudaSuccess) stress_kernel<<<(warps + 7) / 8, 256>>>(pool->heap, warps, iterations, max_size, mode, d);
     return counters_take(d, e, res, "stress", err, errlen);
 }
 
@@ -191,7 +226,8 @@ extern "C" int gpu_alloc_fill(kda_pool *pool, uint32_t warps, uint32_t max_size,
 {
     stress_counters *d = NULL;
     cudaError_t e = counters_new(&d);
-    if (e == cudaSuccess) fill_kernel<<<(warps + 7) / 8, 256>>>(pool->heap, pool->heap.bytes / 16 + 1, max_size, d);
+    if (e == cudaSuccess)
+        fill_kernel<<<(warps + 7) / 8, 256>>>(pool->heap, warps, pool->heap.bytes / 16 + 1, max_size, d);
     return counters_take(d, e, res, "fill", err, errlen);
 }
 

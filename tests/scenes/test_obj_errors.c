@@ -41,6 +41,11 @@ Test(errors, malformed_numbers)
          "t.obj:1: malformed number \"v\" (the file's lines end in CR alone, as old Mac files do; OBJ lines end "
          "in LF or CRLF)"},
         {"v 0 0 x\r", "t.obj:1: malformed number \"x\""},
+        /* a comment after a statement: OBJ has none there; the error says so */
+        {"v 1 2 3 # origin\n",
+         "t.obj:1: malformed number \"#\" ('#' starts a comment only as the first token of a line)"},
+        {TRI3 "f 1 2 3 #face\n",
+         "t.obj:4: malformed face corner \"#face\" ('#' starts a comment only as the first token of a line)"},
     };
     EXPECT_ERRORS(cases);
 }
