@@ -7,10 +7,13 @@
  *                   read and discarded, as are the colours of the common
  *                   "v x y z r g b" extension: a v line has 3, 4 or 6 numbers.
  *   f c1 c2 c3 ...  a face of 3 or more corners, each one of  i  i/t  i/t/n
- *                   i//n  (forms may differ between corners), a convex
- *                   polygon cut into n - 2 triangles as a strip from both
- *                   ends: (c1 c2 c3) (c1 c3 cn) (c3 c4 cn) (c4 cn-1 cn) ...
- *                   (triangulate_face; a triangle or a quad as a fan cuts it).
+ *                   i//n  (forms may differ between corners), a simple
+ *                   polygon cut into n - 2 triangles (obj_polygon.h): a
+ *                   quad as (c1 c2 c3) (c1 c3 c4), convex or not (the cut
+ *                   the shared scenes' figures were measured with); more
+ *                   corners, once every vertex is read, as a strip when
+ *                   the face is convex, else by ear clipping (at most
+ *                   OBJ_POLYGON_EARS_MAX corners).
  *   vt, vn          counted, so that t and n indices can be range-checked;
  *                   their numbers are not read.
  *   # ...           a comment.
@@ -44,6 +47,7 @@
 #include "scene.h"
 #include "obj_lex.h"
 #include "obj_number.h"
+#include "obj_polygon.h"
 #include "obj_sniff.h"
 
 #include <stdarg.h>
@@ -59,6 +63,12 @@ enum { KIND_V, KIND_VT, KIND_VN, N_KINDS };
 
 static const char *const kind_name[N_KINDS] = {"vertex", "texture coordinate", "normal"};
 
+/* A face of more than 4 corners: its triangles, first at `tri`, are cut
+ * again once every vertex is read, if it is not convex. */
+typedef struct face_record {
+    size_t tri, corner, n, line;
+} face_record;
+
 typedef struct obj_parser {
     const char *name;           /* for messages */
     char *err;
@@ -69,6 +79,10 @@ typedef struct obj_parser {
     size_t cap_v, n_t, cap_t;   /* vertex capacity; triangle count, capacity */
     uint32_t *corner;           /* the vertices of the face being read */
     size_t cap_c;
+    face_record *face;          /* the faces of more than 4 corners, cut when all is read */
+    size_t n_f, cap_f;
+    uint32_t *face_c;           /* their corners' vertices, face after face */
+    size_t n_fc, cap_fc;
     uint64_t count[N_KINDS];    /* v, vt, vn lines read so far */
     uint64_t max_ref[N_KINDS];  /* largest positive index of each kind seen */
     uint64_t limit[N_KINDS];    /* largest positive index allowed */
@@ -90,6 +104,8 @@ static void parser_free(obj_parser *ps)
     free(ps->pos);
     free(ps->tri);
     free(ps->corner);
+    free(ps->face);
+    free(ps->face_c);
 }
 
 /* Writes "name:line: " and the formatted message into ps->err; returns -1. */
@@ -138,17 +154,35 @@ static int push_vertex(obj_parser *ps, const float xyz[3])
     return 0;
 }
 
-static int push_triangle(obj_parser *ps, uint32_t a, uint32_t b, uint32_t c)
+/* Room for k more triangles; returns the first, or NULL after reporting. */
+static uint32_t *add_triangles(obj_parser *ps, size_t k)
 {
-    if (ps->n_t == ps->cap_t) {
+    while (ps->n_t + k > ps->cap_t) {
         uint32_t *bigger = grow(ps, ps->tri, &ps->cap_t, 3 * sizeof *ps->tri, "triangles");
-        if (!bigger) return -1;
+        if (!bigger) return NULL;
         ps->tri = bigger;
     }
-    uint32_t *t = ps->tri + 3 * ps->n_t++;
-    t[0] = a;
-    t[1] = b;
-    t[2] = c;
+    ps->n_t += k;
+    return ps->tri + 3 * (ps->n_t - k);
+}
+
+/* Notes a face of more than 4 corners (ps->corner), whose triangles start
+ * at triangle `tri`, to be cut again once every vertex is read. */
+static int keep_face(obj_parser *ps, size_t tri, size_t n)
+{
+    if (ps->n_f == ps->cap_f) {
+        face_record *bigger = grow(ps, ps->face, &ps->cap_f, sizeof *ps->face, "faces of more than 4 corners");
+        if (!bigger) return -1;
+        ps->face = bigger;
+    }
+    while (ps->n_fc + n > ps->cap_fc) {
+        uint32_t *bigger = grow(ps, ps->face_c, &ps->cap_fc, sizeof *ps->face_c, "corners of faces");
+        if (!bigger) return -1;
+        ps->face_c = bigger;
+    }
+    ps->face[ps->n_f++] = (face_record){tri, ps->n_fc, n, ps->line};
+    memcpy(ps->face_c + ps->n_fc, ps->corner, n * sizeof *ps->corner);
+    ps->n_fc += n;
     return 0;
 }
 
@@ -323,32 +357,8 @@ static int parse_corner(obj_parser *ps, const char **pp, const char *end, uint32
     return 0;
 }
 
-/* Cuts a face's corners c[0..n-1] (n >= 3, a convex polygon in that order)
- * into n - 2 triangles, from both ends of a strip: (c0 c1 c2), then an ear
- * cut alternately at the back and at the front of what is left:
- * (c0 c2 cn-1) (c2 c3 cn-1) (c3 cn-2 cn-1) (c3 c4 cn-2) ...  Each triangle
- * lists its corners in the face's order, so it keeps the face's winding; a
- * triangle or a quad comes out as a fan would cut it.  Why not a fan from
- * c0: its n - 2 slivers all meet at c0, where their boxes all overlap, so a
- * k-d tree cannot part them and its references grow as n^3
- * (docs/experiments/builder.md); the strip's triangles lie side by side. */
-static int triangulate_face(obj_parser *ps, const uint32_t *c, size_t n)
-{
-    if (push_triangle(ps, c[0], c[1], c[2])) return -1;
-    if (n > 3 && push_triangle(ps, c[0], c[2], c[n - 1])) return -1;
-    /* Left: the polygon c[front] .. c[back]; its ears alternate from the front. */
-    int at_front = 1;
-    for (size_t front = 2, back = n - 1; back - front >= 2; at_front = !at_front) {
-        if (at_front ? push_triangle(ps, c[front], c[front + 1], c[back])
-                     : push_triangle(ps, c[front], c[back - 1], c[back]))
-            return -1;
-        if (at_front) front++;
-        else back--;
-    }
-    return 0;
-}
-
-/* After "f": 3 or more corners, then their triangles. */
+/* After "f": 3 or more corners, then their triangles: the strip, which a
+ * face of more than 4 corners keeps only if it is convex (cut_faces). */
 static int parse_face(obj_parser *ps, const char **pp, const char *end)
 {
     const char *p = *pp;
@@ -365,7 +375,11 @@ static int parse_face(obj_parser *ps, const char **pp, const char *end)
         n++;
     }
     if (n < 3) return fail(ps, "face has %zu corners, needs at least 3", n);
-    if (triangulate_face(ps, ps->corner, n)) return -1;
+    size_t first = ps->n_t;
+    uint32_t *tri = add_triangles(ps, n - 2);
+    if (!tri) return -1;
+    obj_polygon_strip(ps->corner, n, tri);
+    if (n > 4 && keep_face(ps, first, n)) return -1;
     *pp = p;
     return 0;
 }
@@ -415,6 +429,23 @@ static int parse_checked(obj_parser *ps, const char *text, size_t len)
     return -1;
 }
 
+/* The faces of more than 4 corners that are not convex, cut again by ear
+ * clipping now that every vertex is read. */
+static int cut_faces(obj_parser *ps)
+{
+    for (size_t f = 0; f < ps->n_f; f++) {
+        const face_record *r = &ps->face[f];
+        const uint32_t *c = ps->face_c + r->corner;
+        if (obj_polygon_convex(ps->pos, c, r->n)) continue;
+        ps->line = r->line;
+        if (r->n > OBJ_POLYGON_EARS_MAX)
+            return fail(ps, "face of %zu corners is not convex: such a face may have at most %d", r->n,
+                        OBJ_POLYGON_EARS_MAX);
+        if (obj_polygon_ears(ps->pos, c, r->n, ps->tri + 3 * r->tri)) return fail(ps, "out of memory");
+    }
+    return 0;
+}
+
 /* Returns the array cut to n bytes, or the array itself if realloc fails. */
 static void *shrink(void *array, size_t n)
 {
@@ -449,7 +480,7 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
     static const uint64_t unlimited[N_KINDS] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
     obj_parser ps;
     parser_init(&ps, name, err, errlen, unlimited);
-    if (parse_checked(&ps, text, len)) {
+    if (parse_checked(&ps, text, len) || cut_faces(&ps)) {
         hint_cr_only(text, len, err, errlen);
         parser_free(&ps);
         return -1;
@@ -464,6 +495,8 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
     out->n_triangles = (uint32_t)ps.n_t;
     out->positions = shrink(ps.pos, 3 * sizeof *ps.pos * out->n_vertices);
     out->triangles = shrink(ps.tri, 3 * sizeof *ps.tri * out->n_triangles);
+    ps.pos = NULL, ps.tri = NULL; /* the scene's now */
+    parser_free(&ps);
     scene_update_bounds(out);
     return 0;
 }

@@ -1,17 +1,13 @@
 /* test_obj_syntax.c - the OBJ loader (scenes/obj.c) on what it must accept:
  * vertices with and without w (and colours), number forms, every face form
- * and their mixes, negative and forward indices, polygons cut into
- * triangles, blanks, CRLF, a missing final newline, a UTF-8 byte order
- * mark, comments and ignored statements, backslash continuations, and
- * degenerate triangles kept with bounds of the referenced vertices only.
+ * and their mixes, negative and forward indices, blanks, CRLF, a missing
+ * final newline, a UTF-8 byte order mark, comments and ignored statements,
+ * backslash continuations, and degenerate triangles kept with bounds of the
+ * referenced vertices only.  Faces of more corners: test_obj_polygons.c.
  *
  * Oracles: hand-written OBJ text whose vertices, triangles, counts and
  * bounds are known exactly (every number in it is exact in float, or
  * compared with the float the literal names). */
-#include <math.h>
-#include <stdlib.h>
-
-#include "polygon_obj.h"
 #include "test_obj.h"
 
 Test(syntax, vertices_with_and_without_w)
@@ -78,55 +74,6 @@ Test(syntax, negative_indices_count_back_from_elements_read_so_far)
     const uint32_t want[] = {0, 1, 2, 3, 2, 0, 3, 2, 1, 0, 3, 1};
     expect_triangles(&s, want, 4);
     scene_free(&s);
-}
-
-/* A quad as a fan cuts it; more corners as a strip from both ends. */
-Test(syntax, polygons_are_cut_as_a_strip)
-{
-    scene s = parse_ok("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv -1 1 0\nv -1 0 0\n"
-                       "f 1 2 3 4\n"
-                       "f 1 2 3 4 5\n"
-                       "f 6/1 5/1 4/1 3/1 2/1 1/1\n"
-                       "vt 0 0\n");
-    const uint32_t want[] = {0, 1, 2, 0, 2, 3,
-                             0, 1, 2, 0, 2, 4, 2, 3, 4,
-                             5, 4, 3, 5, 3, 0, 3, 2, 0, 2, 1, 0};
-    expect_triangles(&s, want, 9);
-    scene_free(&s);
-}
-
-/* A convex polygon of any size is cut into n - 2 triangles of its corners
- * that keep its winding and together cover its area exactly (the
- * shoelace formula over its corners, in double). */
-Test(syntax, a_polygon_is_cut_into_triangles_covering_it)
-{
-    static const uint32_t sizes[] = {3, 4, 5, 6, 7, 8, 9, 16, 17, 100, 1001};
-    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
-        uint32_t n = sizes[k];
-        char *text = polygon_obj(n);
-        cr_assert_not_null(text);
-        scene s = parse_ok(text);
-        free(text);
-        cr_assert_eq(s.n_triangles, n - 2, "%u corners: %u triangles", n, s.n_triangles);
-        const float *p = s.positions;
-        double polygon = 0, covered = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t j = (i + 1) % n;
-            polygon += 0.5 * ((double)p[3 * i] * p[3 * j + 1] - (double)p[3 * j] * p[3 * i + 1]);
-        }
-        for (uint32_t t = 0; t < s.n_triangles; t++) {
-            const uint32_t *c = s.triangles + 3 * t;
-            cr_assert(c[0] < n && c[1] < n && c[2] < n);
-            double ax = p[3 * c[1]] - (double)p[3 * c[0]], ay = p[3 * c[1] + 1] - (double)p[3 * c[0] + 1];
-            double bx = p[3 * c[2]] - (double)p[3 * c[0]], by = p[3 * c[2] + 1] - (double)p[3 * c[0] + 1];
-            double area = 0.5 * (ax * by - ay * bx);
-            cr_assert_gt(area, 0, "%u corners: triangle %u (%u %u %u) turned over or flat", n, t, c[0], c[1], c[2]);
-            covered += area;
-        }
-        cr_expect(fabs(covered - polygon) <= 1e-9 * polygon, "%u corners: triangles cover %.15g of %.15g", n, covered,
-                  polygon);
-        scene_free(&s);
-    }
 }
 
 Test(syntax, blanks_crlf_blank_lines_and_no_final_newline)
