@@ -11,9 +11,9 @@
  *                   polygon cut into n - 2 triangles (obj_polygon.h): a
  *                   quad as (c1 c2 c3) (c1 c3 c4), convex or not (the cut
  *                   the shared scenes' figures were measured with); more
- *                   corners, once every vertex is read, as a strip when
- *                   the face is convex, else by ear clipping (at most
- *                   OBJ_POLYGON_EARS_MAX corners).
+ *                   corners as a strip when the face is convex, else by
+ *                   ear clipping (at most OBJ_POLYGON_EARS_MAX corners),
+ *                   once the vertices it names are read.
  *   vt, vn          counted, so that t and n indices can be range-checked;
  *                   their numbers are not read.
  *   # ...           a comment.
@@ -63,8 +63,8 @@ enum { KIND_V, KIND_VT, KIND_VN, N_KINDS };
 
 static const char *const kind_name[N_KINDS] = {"vertex", "texture coordinate", "normal"};
 
-/* A face of more than 4 corners: its triangles, first at `tri`, are cut
- * again once every vertex is read, if it is not convex. */
+/* A face of more than 4 corners that names a vertex not read yet: its
+ * triangles, first at `tri`, are cut again once every vertex is read. */
 typedef struct face_record {
     size_t tri, corner, n, line;
 } face_record;
@@ -79,7 +79,7 @@ typedef struct obj_parser {
     size_t cap_v, n_t, cap_t;   /* vertex capacity; triangle count, capacity */
     uint32_t *corner;           /* the vertices of the face being read */
     size_t cap_c;
-    face_record *face;          /* the faces of more than 4 corners, cut when all is read */
+    face_record *face;          /* faces of more than 4 corners naming vertices ahead */
     size_t n_f, cap_f;
     uint32_t *face_c;           /* their corners' vertices, face after face */
     size_t n_fc, cap_fc;
@@ -166,9 +166,24 @@ static uint32_t *add_triangles(obj_parser *ps, size_t k)
     return ps->tri + 3 * (ps->n_t - k);
 }
 
-/* Notes a face of more than 4 corners (ps->corner), whose triangles start
- * at triangle `tri`, to be cut again once every vertex is read. */
-static int keep_face(obj_parser *ps, size_t tri, size_t n)
+/* Cuts a face of more than 4 corners c[0..n-1] again, by its ears, where it
+ * is not convex; its strip's triangles start at triangle `tri`.  `line`:
+ * the face's, for the message. */
+static int cut_face(obj_parser *ps, const uint32_t *c, size_t n, size_t tri, size_t line)
+{
+    if (obj_polygon_convex(ps->pos, c, n)) return 0;
+    if (n > OBJ_POLYGON_EARS_MAX) {
+        ps->line = line;
+        return fail(ps, "face of %zu corners is not convex: such a face may have at most %d", n,
+                    OBJ_POLYGON_EARS_MAX);
+    }
+    if (obj_polygon_ears(ps->pos, c, n, ps->tri + 3 * tri)) return fail(ps, "out of memory");
+    return 0;
+}
+
+/* Notes a face of more than 4 corners (ps->corner) that names a vertex not
+ * read yet, to be cut once every vertex is (cut_faces). */
+static int keep_face(obj_parser *ps, size_t tri, size_t n, size_t line)
 {
     if (ps->n_f == ps->cap_f) {
         face_record *bigger = grow(ps, ps->face, &ps->cap_f, sizeof *ps->face, "faces of more than 4 corners");
@@ -180,7 +195,7 @@ static int keep_face(obj_parser *ps, size_t tri, size_t n)
         if (!bigger) return -1;
         ps->face_c = bigger;
     }
-    ps->face[ps->n_f++] = (face_record){tri, ps->n_fc, n, ps->line};
+    ps->face[ps->n_f++] = (face_record){tri, ps->n_fc, n, line};
     memcpy(ps->face_c + ps->n_fc, ps->corner, n * sizeof *ps->corner);
     ps->n_fc += n;
     return 0;
@@ -358,11 +373,13 @@ static int parse_corner(obj_parser *ps, const char **pp, const char *end, uint32
 }
 
 /* After "f": 3 or more corners, then their triangles: the strip, which a
- * face of more than 4 corners keeps only if it is convex (cut_faces). */
+ * face of more than 4 corners keeps only if it is convex (cut_face, now or,
+ * where it names a vertex ahead, in cut_faces). */
 static int parse_face(obj_parser *ps, const char **pp, const char *end)
 {
     const char *p = *pp;
-    size_t n = 0;
+    size_t n = 0, line = ps->line;
+    uint32_t highest = 0;
     for (;;) {
         p = skip_blanks(ps, p, end);
         if (p == end || *p == '\n') break;
@@ -372,6 +389,7 @@ static int parse_face(obj_parser *ps, const char **pp, const char *end)
             ps->corner = bigger;
         }
         if (parse_corner(ps, &p, end, &ps->corner[n])) return -1;
+        if (ps->corner[n] > highest) highest = ps->corner[n];
         n++;
     }
     if (n < 3) return fail(ps, "face has %zu corners, needs at least 3", n);
@@ -379,7 +397,9 @@ static int parse_face(obj_parser *ps, const char **pp, const char *end)
     uint32_t *tri = add_triangles(ps, n - 2);
     if (!tri) return -1;
     obj_polygon_strip(ps->corner, n, tri);
-    if (n > 4 && keep_face(ps, first, n)) return -1;
+    if (n > 4 && (highest < ps->count[KIND_V] ? cut_face(ps, ps->corner, n, first, line)
+                                              : keep_face(ps, first, n, line)))
+        return -1;
     *pp = p;
     return 0;
 }
@@ -429,19 +449,12 @@ static int parse_checked(obj_parser *ps, const char *text, size_t len)
     return -1;
 }
 
-/* The faces of more than 4 corners that are not convex, cut again by ear
- * clipping now that every vertex is read. */
+/* The faces that named vertices ahead, cut now that every vertex is read. */
 static int cut_faces(obj_parser *ps)
 {
     for (size_t f = 0; f < ps->n_f; f++) {
         const face_record *r = &ps->face[f];
-        const uint32_t *c = ps->face_c + r->corner;
-        if (obj_polygon_convex(ps->pos, c, r->n)) continue;
-        ps->line = r->line;
-        if (r->n > OBJ_POLYGON_EARS_MAX)
-            return fail(ps, "face of %zu corners is not convex: such a face may have at most %d", r->n,
-                        OBJ_POLYGON_EARS_MAX);
-        if (obj_polygon_ears(ps->pos, c, r->n, ps->tri + 3 * r->tri)) return fail(ps, "out of memory");
+        if (cut_face(ps, ps->face_c + r->corner, r->n, r->tri, r->line)) return -1;
     }
     return 0;
 }

@@ -71,65 +71,105 @@ int obj_polygon_convex(const float *pos, const uint32_t *c, size_t n)
 {
     face_plane p = plane_of(pos, c, n);
     if (p.flat) return 1;
-    double a[2], b[2], d[2];
+    double a[2], b[2], d[2], winding = 0;
     corner_xy(pos, c[n - 1], &p, a);
     corner_xy(pos, c[0], &p, b);
     for (size_t i = 0; i < n; i++) {
         corner_xy(pos, c[(i + 1) % n], &p, d);
-        if (turn(a, b, d) < -turn_noise(a, b, d)) return 0;
+        double t = turn(a, b, d);
+        if (t < -turn_noise(a, b, d)) return 0;
+        winding += atan2(t, (b[0] - a[0]) * (d[0] - b[0]) + (b[1] - a[1]) * (d[1] - b[1]));
         a[0] = b[0], a[1] = b[1], b[0] = d[0], b[1] = d[1];
+    }
+    return winding < 3 * 3.14159265358979323846; /* once around (2 pi), not twice, as a star drawn in one line */
+}
+
+/* Ear clipping's state: the corners left, as a ring, each with its place
+ * in the plane, whether it turns left by more than rounding, and whether
+ * it is an ear now. */
+typedef struct ear_ring {
+    double (*xy)[2];
+    uint32_t *prev, *next;
+    unsigned char *convex, *ear;
+} ear_ring;
+
+static int convex_at(const ear_ring *r, uint32_t b)
+{
+    const double *pa = r->xy[r->prev[b]], *pb = r->xy[b], *pd = r->xy[r->next[b]];
+    return turn(pa, pb, pd) > turn_noise(pa, pb, pd);
+}
+
+static int same_place(const double *p, const double *q) { return p[0] == q[0] && p[1] == q[1]; }
+
+/* Whether b, between a and d, is an ear: convex, and no corner left that
+ * is not convex lies in or on its triangle (where any corner lies in it, one
+ * that is not convex does).  A corner at the same place as a, b or d does
+ * not count: a hole's bridge passes there twice. */
+static int ear_at(const ear_ring *r, uint32_t b)
+{
+    if (!r->convex[b]) return 0;
+    uint32_t a = r->prev[b], d = r->next[b];
+    const double *pa = r->xy[a], *pb = r->xy[b], *pd = r->xy[d];
+    for (uint32_t j = r->next[d]; j != a; j = r->next[j]) {
+        const double *pj = r->xy[j];
+        if (r->convex[j] || same_place(pj, pa) || same_place(pj, pb) || same_place(pj, pd)) continue;
+        if (turn(pa, pb, pj) >= 0 && turn(pb, pd, pj) >= 0 && turn(pd, pa, pj) >= 0) return 0;
     }
     return 1;
 }
 
-/* Whether corner b, between a and d, is an ear: it turns left by more than
- * rounding (a flat corner would make a triangle of no area) and no other
- * corner left lies in or on its triangle. */
-static int is_ear(double (*xy)[2], const uint32_t *next, uint32_t a, uint32_t b, uint32_t d)
-{
-    if (turn(xy[a], xy[b], xy[d]) <= turn_noise(xy[a], xy[b], xy[d])) return 0;
-    for (uint32_t j = next[d]; j != a; j = next[j])
-        if (turn(xy[a], xy[b], xy[j]) >= 0 && turn(xy[b], xy[d], xy[j]) >= 0 && turn(xy[d], xy[a], xy[j]) >= 0)
-            return 0;
-    return 1;
-}
-
+/* Cost: every corner tested once, then after each cut its two neighbours
+ * only (cutting an ear changes no other corner's answer), each test a walk
+ * of the ring: O(n^2).  Where no ear is left though corners are (a face
+ * that crosses itself, or one whose ears rounding hides), the rest is cut
+ * as a strip. */
 int obj_polygon_ears(const float *pos, const uint32_t *c, size_t n, uint32_t *out)
 {
     if (n < 4) { /* one triangle, or none */
         if (n == 3) obj_polygon_strip(c, n, out);
         return 0;
     }
-    double(*xy)[2] = malloc(n * sizeof *xy);
-    uint32_t *prev = malloc(2 * n * sizeof *prev), *next = prev ? prev + n : NULL;
-    if (!xy || !prev) {
-        free(xy);
-        free(prev);
+    ear_ring r;
+    r.xy = malloc(n * sizeof *r.xy);
+    r.prev = malloc(3 * n * sizeof *r.prev); /* prev, next, and the rest for the strip */
+    r.convex = malloc(2 * n);
+    if (!r.xy || !r.prev || !r.convex) {
+        free(r.xy);
+        free(r.prev);
+        free(r.convex);
         return -1;
     }
+    r.next = r.prev + n;
+    r.ear = r.convex + n;
     face_plane p = plane_of(pos, c, n);
     for (size_t i = 0; i < n; i++) {
-        corner_xy(pos, c[i], &p, xy[i]);
-        prev[i] = (uint32_t)((i + n - 1) % n);
-        next[i] = (uint32_t)((i + 1) % n);
+        corner_xy(pos, c[i], &p, r.xy[i]);
+        r.prev[i] = (uint32_t)((i + n - 1) % n);
+        r.next[i] = (uint32_t)((i + 1) % n);
     }
+    for (uint32_t i = 0; i < n; i++) r.convex[i] = (unsigned char)convex_at(&r, i);
+    for (uint32_t i = 0; i < n; i++) r.ear[i] = (unsigned char)ear_at(&r, i);
     uint32_t *t = out, b = 0;
-    for (size_t left = n, misses = 0; left > 3;) {
-        uint32_t a = prev[b], d = next[b];
-        if (misses < left && !is_ear(xy, next, a, b, d)) { /* after a lap without an ear, cut b all the same */
-            b = d;
-            misses++;
-            continue;
-        }
+    size_t left = n;
+    while (left > 3) {
+        for (size_t steps = 0; !r.ear[b] && steps < left; steps++) b = r.next[b];
+        if (!r.ear[b]) break;
+        uint32_t a = r.prev[b], d = r.next[b];
         t[0] = c[a], t[1] = c[b], t[2] = c[d], t += 3;
-        next[a] = d;
-        prev[d] = a;
-        b = d;
+        r.next[a] = d;
+        r.prev[d] = a;
         left--;
-        misses = 0;
+        r.convex[a] = (unsigned char)convex_at(&r, a);
+        r.convex[d] = (unsigned char)convex_at(&r, d);
+        r.ear[a] = (unsigned char)ear_at(&r, a);
+        r.ear[d] = (unsigned char)ear_at(&r, d);
+        b = d;
     }
-    t[0] = c[prev[b]], t[1] = c[b], t[2] = c[next[b]];
-    free(xy);
-    free(prev);
+    uint32_t *rest = r.prev + 2 * n; /* the corners left, in order from b */
+    for (size_t i = 0; i < left; i++, b = r.next[b]) rest[i] = c[b];
+    obj_polygon_strip(rest, left, t);
+    free(r.xy);
+    free(r.prev);
+    free(r.convex);
     return 0;
 }

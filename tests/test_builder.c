@@ -291,7 +291,7 @@ Test(builder, all_triangles_in_one_plane) { check_generated("flat", 5000); }
 Test(builder, identical_triangles) { check_generated("stacked", 500); }
 
 /* One convex polygon of many corners in one f line: the loader's triangles
- * lie side by side (scenes/obj.c, triangulate_face), so the tree parts
+ * lie side by side (scenes/obj_polygon.c, the strip), so the tree parts
  * them with about two references a triangle; a fan from one corner made
  * thousands (docs/experiments/builder.md). */
 Test(builder, a_polygon_of_many_corners)

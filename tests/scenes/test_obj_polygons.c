@@ -57,17 +57,25 @@ static int inside(const double (*xy)[2], size_t n, const double p[2])
 }
 
 /* The OBJ text of the face xy[0..n-1] placed in space by map `m` (0: the
- * xy plane; 1, 2: tilted planes, the second mirrored), one f line. */
+ * xy plane; 1, 2: tilted planes, the second mirrored; 3: the xy plane,
+ * the f line before the vertices it names). */
 static char *face_obj(const double (*xy)[2], size_t n, int m)
 {
     size_t cap = n * 64 + n * 12 + 16, k = 0;
     char *text = malloc(cap);
     cr_assert_not_null(text);
+    if (m == 3) {
+        k += (size_t)snprintf(text + k, cap - k, "f");
+        for (size_t i = 0; i < n; i++) k += (size_t)snprintf(text + k, cap - k, " %zu", i + 1);
+        k += (size_t)snprintf(text + k, cap - k, "\n");
+        m = 0;
+    }
     for (size_t i = 0; i < n; i++) {
         double x = xy[i][0], y = xy[i][1];
         double p[3][3] = {{x, y, 0}, {0.5 * x - 0.2 * y, 0.3 * x + y, 0.8 * x}, {y, -0.4 * x, 0.25 * y - x}};
         k += (size_t)snprintf(text + k, cap - k, "v %.9g %.9g %.9g\n", p[m][0], p[m][1], p[m][2]);
     }
+    if (k && text[0] == 'f') return text;
     k += (size_t)snprintf(text + k, cap - k, "f");
     for (size_t i = 0; i < n; i++) k += (size_t)snprintf(text + k, cap - k, " %zu", i + 1);
     snprintf(text + k, cap - k, "\n");
@@ -79,7 +87,7 @@ static void expect_cut(const double (*xy)[2], size_t n, const char *what)
     double face = 0;
     for (size_t i = 0, j = n - 1; i < n; j = i++) face += xy[j][0] * xy[i][1] - xy[i][0] * xy[j][1];
     double sign = face > 0 ? 1 : -1;
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < 4; m++) {
         char *text = face_obj(xy, n, m);
         scene s = parse_ok(text);
         free(text);
@@ -133,6 +141,11 @@ Test(polygons, faces_that_are_not_convex_cut_by_their_ears)
     expect_cut(ell, 6, "an L");
     expect_cut((const double(*)[2])ell_cw, 6, "an L, clockwise");
     expect_cut((const double(*)[2])star, 10, "a star");
+    /* a square with a square hole, joined by a bridge walked both ways:
+     * corners (0 0) and (1 1) come twice */
+    static const double holed[10][2] = {{0, 0}, {4, 0}, {4, 4}, {0, 4}, {0, 0},
+                                        {1, 1}, {1, 3}, {3, 3}, {3, 1}, {1, 1}};
+    expect_cut(holed, 10, "a square with a hole");
     for (size_t k = 1; k <= 300; k *= 5) {
         size_t n;
         double(*xy)[2] = comb(k, &n);
