@@ -296,7 +296,10 @@ Test(builder, identical_triangles) { check_generated("stacked", 500); }
  * thousands (docs/experiments/builder.md). */
 Test(builder, a_polygon_of_many_corners)
 {
-    char *text = polygon_obj(2000);
+    double(*xy)[2] = regular_polygon(2000);
+    cr_assert_not_null(xy);
+    char *text = polygon_obj((const double(*)[2])xy, 2000, POLYGON_XY);
+    free(xy);
     cr_assert_not_null(text);
     scene s;
     cr_assert_eq(scene_parse_obj(text, strlen(text), "polygon.obj", &s, err, sizeof err), 0, "%s", err);

@@ -56,39 +56,14 @@ static int inside(const double (*xy)[2], size_t n, const double p[2])
     return in;
 }
 
-/* The OBJ text of the face xy[0..n-1] placed in space by map `m` (0: the
- * xy plane; 1, 2: tilted planes, the second mirrored; 3: the xy plane,
- * the f line before the vertices it names). */
-static char *face_obj(const double (*xy)[2], size_t n, int m)
-{
-    size_t cap = n * 64 + n * 12 + 16, k = 0;
-    char *text = malloc(cap);
-    cr_assert_not_null(text);
-    if (m == 3) {
-        k += (size_t)snprintf(text + k, cap - k, "f");
-        for (size_t i = 0; i < n; i++) k += (size_t)snprintf(text + k, cap - k, " %zu", i + 1);
-        k += (size_t)snprintf(text + k, cap - k, "\n");
-        m = 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        double x = xy[i][0], y = xy[i][1];
-        double p[3][3] = {{x, y, 0}, {0.5 * x - 0.2 * y, 0.3 * x + y, 0.8 * x}, {y, -0.4 * x, 0.25 * y - x}};
-        k += (size_t)snprintf(text + k, cap - k, "v %.9g %.9g %.9g\n", p[m][0], p[m][1], p[m][2]);
-    }
-    if (k && text[0] == 'f') return text;
-    k += (size_t)snprintf(text + k, cap - k, "f");
-    for (size_t i = 0; i < n; i++) k += (size_t)snprintf(text + k, cap - k, " %zu", i + 1);
-    snprintf(text + k, cap - k, "\n");
-    return text;
-}
-
 static void expect_cut(const double (*xy)[2], size_t n, const char *what)
 {
     double face = 0;
     for (size_t i = 0, j = n - 1; i < n; j = i++) face += xy[j][0] * xy[i][1] - xy[i][0] * xy[j][1];
     double sign = face > 0 ? 1 : -1;
-    for (int m = 0; m < 4; m++) {
-        char *text = face_obj(xy, n, m);
+    for (int m = POLYGON_XY; m <= POLYGON_FACE_FIRST; m++) {
+        char *text = polygon_obj(xy, n, (polygon_place)m);
+        cr_assert_not_null(text);
         scene s = parse_ok(text);
         free(text);
         cr_assert_eq(s.n_triangles, n - 2, "%s, map %d: %u triangles of %zu corners", what, m, s.n_triangles, n);
@@ -162,12 +137,8 @@ Test(polygons, convex_faces_of_many_corners)
     static const uint32_t sizes[] = {5, 6, 7, 16, 17, 100, 1001};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         size_t n = sizes[k];
-        double(*xy)[2] = malloc(n * sizeof *xy);
+        double(*xy)[2] = regular_polygon(n);
         cr_assert_not_null(xy);
-        for (size_t i = 0; i < n; i++) {
-            double a = 2 * 3.14159265358979323846 * (double)i / (double)n;
-            xy[i][0] = cos(a), xy[i][1] = sin(a);
-        }
         char what[32];
         snprintf(what, sizeof what, "a %zu-gon", n);
         expect_cut((const double(*)[2])xy, n, what);
@@ -181,14 +152,18 @@ Test(polygons, too_many_corners_for_a_face_that_is_not_convex)
 {
     size_t n;
     double(*xy)[2] = comb(8200, &n);
-    char *text = face_obj((const double(*)[2])xy, n, 0);
+    char *text = polygon_obj((const double(*)[2])xy, n, POLYGON_XY);
     free(xy);
+    cr_assert_not_null(text);
     char want[128];
     snprintf(want, sizeof want, "t.obj:%zu: face of %zu corners is not convex: such a face may have at most 16384",
              n + 1, n);
     expect_error(text, want);
     free(text);
-    text = polygon_obj(20000);
+    xy = regular_polygon(20000);
+    cr_assert_not_null(xy);
+    text = polygon_obj((const double(*)[2])xy, 20000, POLYGON_XY);
+    free(xy);
     cr_assert_not_null(text);
     scene s = parse_ok(text);
     cr_expect_eq(s.n_triangles, 19998);

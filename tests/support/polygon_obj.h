@@ -1,14 +1,22 @@
-/* polygon_obj.h - the OBJ text of one regular polygon, for the tests of how
- * the loader cuts a polygon into triangles and of what the builders make
- * of them. */
+/* polygon_obj.h - the OBJ text of one polygon in one f line, for the tests
+ * of how the loader cuts a face into triangles and of what the builders
+ * make of them. */
 #ifndef KDA_POLYGON_OBJ_H
 #define KDA_POLYGON_OBJ_H
 
-#include <stdint.h>
+#include <stddef.h>
 
-/* n vertices on the unit circle in the xy plane, counter-clockwise from
- * (1, 0, 0), then one f line naming them in that order.  Returns text to
+/* Where a polygon written in the plane is placed in space, each by an
+ * affine map: the xy plane; a tilted plane; another, mirrored; the xy
+ * plane with the f line before the vertices it names. */
+typedef enum polygon_place { POLYGON_XY, POLYGON_TILTED, POLYGON_MIRRORED, POLYGON_FACE_FIRST } polygon_place;
+
+/* n corners on the unit circle, counter-clockwise from (1, 0): an array to
  * free(), or NULL without memory. */
-char *polygon_obj(uint32_t n);
+double (*regular_polygon(size_t n))[2];
+
+/* The corners xy[0..n-1] as n v lines (%.9g) placed by `place`, and one f
+ * line naming them in order: text to free(), or NULL without memory. */
+char *polygon_obj(const double (*xy)[2], size_t n, polygon_place place);
 
 #endif
