@@ -85,15 +85,17 @@ static void probe_print(const build_state *st)
 static void describe_failure(const build_state *st, uint64_t pool_bytes, gpu_pool_short *pool_short, char *err,
                              size_t errlen)
 {
-    double mib = (double)pool_bytes / (1 << 20);
+    char size[32]; /* a pool under 1 MiB (an allocator's minimum) in KiB, where "0.1 MiB" would round */
+    if (pool_bytes < (1u << 20)) snprintf(size, sizeof size, "%.0f KiB", (double)pool_bytes / (1 << 10));
+    else snprintf(size, sizeof size, "%.1f MiB", (double)pool_bytes / (1 << 20));
     if (st->error.v == BUILD_POOL_EXHAUSTED) {
         *pool_short = GPU_POOL_EXHAUSTED;
-        snprintf(err, errlen, "pool exhausted after %llu allocations (%s pool of %.1f MiB)",
-                 (unsigned long long)st->n_alloc, kda_allocator_name(), mib);
+        snprintf(err, errlen, "pool exhausted after %llu allocation%s (%s pool of %s)", (unsigned long long)st->n_alloc,
+                 st->n_alloc == 1 ? "" : "s", kda_allocator_name(), size);
     } else if (st->error.v == BUILD_CORRUPT) {
         *pool_short = GPU_POOL_OVERWRITTEN;
-        snprintf(err, errlen, "the build read overwritten memory: %s reused live arrays of its %.1f MiB pool",
-                 kda_allocator_name(), mib);
+        snprintf(err, errlen, "the build read overwritten memory: %s reused live arrays of its %s pool",
+                 kda_allocator_name(), size);
     } else if (st->error.v >= BUILD_QUEUE_FULL && st->error.v <= BUILD_REFS_FULL) {
         snprintf(err, errlen, "the build's arrays kept overflowing after %d attempts", MAX_ATTEMPTS);
     } else {

@@ -181,8 +181,8 @@ static int run_build(const gpu_scene *g, kda_pool *pool, build_buffers *b, launc
         if (kda_pool_grow(pool, opt->pool_step ? had + opt->pool_step : 2 * had, err, errlen)) {
             char why[256];
             snprintf(why, sizeof why, "%s", err);
-            snprintf(err, errlen, "pool exhausted after %llu allocations at %.1f MiB: %s",
-                     (unsigned long long)out->n_alloc, (double)had / (1 << 20), why);
+            snprintf(err, errlen, "pool exhausted after %llu allocation%s at %.1f MiB: %s",
+                     (unsigned long long)out->n_alloc, out->n_alloc == 1 ? "" : "s", (double)had / (1 << 20), why);
             grew->stuck = 1;
             goto fail;
         }
