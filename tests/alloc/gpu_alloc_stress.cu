@@ -33,6 +33,24 @@ static __device__ uint32_t stress_size(uint64_t r, uint32_t max_size)
 
 static __device__ uint32_t pattern(uint64_t key, uint32_t i) { return (uint32_t)mix64(key + i); }
 
+/* Where a block of `size` bytes at p may be written: inside the pool
+ * (where the allocator promises it) and 16-byte aligned. */
+static __device__ int usable(const kda_heap *heap, const void *p, uint32_t size)
+{
+#if KDA_ALLOC_IN_POOL
+    if ((const unsigned char *)p < heap->base || (const unsigned char *)p + size > heap->base + heap->bytes) return 0;
+#endif
+    (void)heap, (void)size;
+    return ((uintptr_t)p & 15u) == 0;
+}
+
+/* A block that is not usable, counted by what is wrong with it. */
+static __device__ void count_unusable(const void *p, unsigned long long *misaligned, unsigned long long *outside)
+{
+    if ((uintptr_t)p & 15u) ++*misaligned;
+    else ++*outside;
+}
+
 __global__ void stress_kernel(kda_heap heap, uint32_t warps, uint32_t iterations, uint32_t max_size,
                               gpu_stress_mode mode, stress_counters *out)
 {
@@ -76,12 +94,10 @@ __global__ void stress_kernel(kda_heap heap, uint32_t warps, uint32_t iterations
             if (!p) nulls++;
         }
         if (!p) continue;
-        if (coalesced || own || lane == 0) {
-            misaligned += ((uintptr_t)p & 15u) != 0;
-#if KDA_ALLOC_IN_POOL
-            outside += (unsigned char *)p < heap.base || (unsigned char *)p + size > heap.base + heap.bytes;
-#endif
-        }
+        int ok = usable(&heap, p, size);
+        if (!ok && (coalesced || own || lane == 0)) count_unusable(p, &misaligned, &outside);
+        if (coalesced) ok = __all_sync(0xffffffffu, ok); /* a block's parts are written and freed together */
+        if (!ok) continue; /* counted, left alone: neither written nor freed */
         block[s] = p;
         words[s] = size / 4;
         key[s] = r;
@@ -95,17 +111,6 @@ __global__ void stress_kernel(kda_heap heap, uint32_t warps, uint32_t iterations
     atomicAdd(&out->corrupt, corrupt);
     atomicAdd(&out->misaligned, misaligned);
     atomicAdd(&out->outside, outside);
-}
-
-/* Where a block of `size` bytes at p may be written: inside the pool
- * (where the allocator promises it) and 16-byte aligned. */
-static __device__ int usable(const kda_heap *heap, const void *p, uint32_t size)
-{
-#if KDA_ALLOC_IN_POOL
-    if ((const unsigned char *)p < heap->base || (const unsigned char *)p + size > heap->base + heap->bytes) return 0;
-#endif
-    (void)heap, (void)size;
-    return ((uintptr_t)p & 15u) == 0;
 }
 
 /* The key of the j-th block a warp chains in the fill (its size and pattern). */
@@ -143,8 +148,7 @@ __global__ void fill_kernel(kda_heap heap, uint32_t warps, uint64_t most, uint32
                 break;
             }
             if (!usable(&heap, p, size)) {
-                misaligned += ((uintptr_t)p & 15u) != 0;
-                outside += ((uintptr_t)p & 15u) == 0;
+                count_unusable(p, &misaligned, &outside);
                 continue;
             }
             p[0] = (uint32_t)(uintptr_t)chain;

@@ -25,7 +25,8 @@ typedef struct gpu_stress_result {
 typedef enum gpu_stress_mode { GPU_STRESS_LANE0, GPU_STRESS_WARP, GPU_STRESS_LANES } gpu_stress_mode;
 
 /* `warps` warps each allocate `iterations` blocks of 16 B .. max_size
- * (`iterations` a lane with GPU_STRESS_LANES), holding up to 4 at a time. */
+ * (`iterations` a lane with GPU_STRESS_LANES), holding up to 4 at a time;
+ * a block outside the pool or misaligned is counted and left alone. */
 int gpu_alloc_stress(kda_pool *pool, uint32_t warps, uint32_t iterations, uint32_t max_size, gpu_stress_mode mode,
                      gpu_stress_result *res, char *err, size_t errlen);
 
