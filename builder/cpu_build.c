@@ -365,15 +365,18 @@ static int partition(builder *b, const node_events *ne, const split_choice *c, n
     return 0;
 }
 
-/* Builds the subtree of `node`; leaves the event stack as it found it. */
+/* Builds the subtree of `node`, at `level` (kdtree.h: its depth and
+ * reference budget); leaves the event stack as it found it. */
 static void build_node(builder *b, uint32_t node, const node_events *ne, const float lo[3], const float hi[3],
-                       int depth)
+                       uint32_t level)
 {
     split_choice best = {kdtree_leaf_cost(ne->n_tris), 0.0f, -1, 0, 0, 0};
     float d[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
     float area = kdtree_box_area(d);
-    if (depth < b->max_depth && ne->n_tris > 0 && area > 0.0f)
+    if ((int)kdtree_level_depth(level) < b->max_depth && ne->n_tris > 0 && area > 0.0f)
         for (int a = 0; a < 3; a++) sweep_axis(b->events + ne->first[a], ne, a, lo, hi, 1.0f / area, &best);
+    if (best.axis >= 0 && !kdtree_budget_allows(level, ne->n_tris, best.n_left, best.n_right))
+        best.axis = -1; /* the budget is spent: a leaf */
 
     KDA_ASSERT(best.cost >= 0.0f, "an SAH cost is not negative");
     if (b->out_of_memory) { /* give up quietly: the caller reports it */
@@ -406,8 +409,9 @@ static void build_node(builder *b, uint32_t node, const node_events *ne, const f
     float left_hi[3] = {hi[0], hi[1], hi[2]}, right_lo[3] = {lo[0], lo[1], lo[2]};
     left_hi[best.axis] = best.pos;
     right_lo[best.axis] = best.pos;
-    build_node(b, child, &left, lo, left_hi, depth + 1);
-    build_node(b, child + 1, &right, right_lo, hi, depth + 1);
+    uint32_t below = kdtree_level_child(level, ne->n_tris, best.n_left, best.n_right);
+    build_node(b, child, &left, lo, left_hi, below);
+    build_node(b, child + 1, &right, right_lo, hi, below);
     b->n_events = top;
 }
 
@@ -470,7 +474,7 @@ int kdtree_build_cpu(const scene *s, kdtree *out, kdtree_stats *stats, char *err
         snprintf(err, errlen, "out of memory building the tree of %u triangles", s->n_triangles);
         return -1;
     }
-    build_node(&b, 0, &root, s->lo, s->hi, 0);
+    build_node(&b, 0, &root, s->lo, s->hi, kdtree_level_root());
     free(b.side);
     free(b.events);
     if (b.out_of_memory) {

@@ -194,25 +194,32 @@ static __device__ void bin_scales(const float extent[3], float scale[3])
  * area (flat in two axes); or when no split beats the leaf cost. */
 static __device__ __forceinline__ int may_split(const build_params *p, const task *t, float inv_area)
 {
-    return t->n > 0 && t->depth < p->max_depth && inv_area > 0.0f;
+    return t->n > 0 && kdtree_level_depth(t->level) < p->max_depth && inv_area > 0.0f;
 }
 
-/* The task of child `right` (0: left, 1: right) of node t split at pos on
- * axis; the box is cut with selects, as a run-time index into it would
- * put the task in local memory. */
-static __device__ __forceinline__ task child_task(const task *t, int axis, float pos, int right, uint32_t *refs,
-                                                  uint32_t n, uint32_t node)
+/* Whether node t is split by d: a split was found, it beats the leaf
+ * cost, and the node's reference budget allows it (kdtree.h). */
+static __device__ __forceinline__ int split_taken(const task *t, const split_decision *d)
+{
+    return d->axis >= 0 && d->cost < kdtree_leaf_cost(t->n) && kdtree_budget_allows(t->level, t->n, d->n_left, d->n_right);
+}
+
+/* The task of child `right` (0: left, 1: right) of node t split by d; the
+ * box is cut with selects, as a run-time index into it would put the task
+ * in local memory. */
+static __device__ __forceinline__ task child_task(const task *t, const split_decision *d, int right, uint32_t *refs,
+                                                  uint32_t node)
 {
     task ch = *t;
 #pragma unroll
     for (int a = 0; a < 3; a++) {
-        ch.lo[a] = right && a == axis ? pos : t->lo[a];
-        ch.hi[a] = !right && a == axis ? pos : t->hi[a];
+        ch.lo[a] = right && a == d->axis ? d->pos : t->lo[a];
+        ch.hi[a] = !right && a == d->axis ? d->pos : t->hi[a];
     }
     ch.refs = refs;
-    ch.n = n;
+    ch.n = right ? d->n_right : d->n_left;
     ch.node = node;
-    ch.depth = t->depth + 1;
+    ch.level = kdtree_level_child(t->level, t->n, d->n_left, d->n_right);
     ch.slot = NO_SLOT;
     return ch;
 }
@@ -247,7 +254,7 @@ static __device__ void warp_take_children(warp_ctx *c, const task *t, const spli
     int larger = d->n_right > d->n_left;
     for (int i = 0; i < 2; i++) {
         int s = i == 0 ? larger : !larger;
-        task ch = child_task(t, d->axis, d->pos, s, s ? right : left, s ? d->n_right : d->n_left, first + (uint32_t)s);
+        task ch = child_task(t, d, s, s ? right : left, first + (uint32_t)s);
         if (ch.n == 0) {
             if (c->lane == 0) c->p->nodes[ch.node] = kdtree_make_leaf(0, 0);
         } else if (ch.n <= c->p->big_node || !warp_start_big(c, &ch)) {
@@ -278,7 +285,7 @@ static __device__ void big_take_children(warp_ctx *c, const task *t, const split
 #pragma unroll 1
     for (uint32_t s = 0; s < 2; s++) { /* one child's task at a time: two would spill */
         uint32_t id = s ? id_r : id_l;
-        task ch = child_task(t, d->axis, d->pos, (int)s, s ? right : left, s ? d->n_right : d->n_left, first + s);
+        task ch = child_task(t, d, (int)s, s ? right : left, first + s);
         if (id == NO_SLOT) {
             warp_keep_child(c, &ch); /* no free slot: one warp splits it */
         } else {
@@ -342,7 +349,7 @@ static __device__ void big_bin_chunk(warp_ctx *c, uint32_t id, uint32_t chunk)
         ((uint4 *)mine)[c->lane + 32 * j] = __ldcg(&((const uint4 *)shared)[c->lane + 32 * j]);
     __syncwarp();
     split_decision d = binned_split(c->sm->bins, t.n, t.lo, t.hi, scale, inv_area);
-    if (!may_split(p, &t, inv_area) || d.axis < 0 || !(d.cost < kdtree_leaf_cost(t.n))) {
+    if (!may_split(p, &t, inv_area) || !split_taken(&t, &d)) {
         warp_make_leaf(c, &t, 0, 0, 0);
         __syncwarp();
         if (c->lane == 0) lane0_release_slot(p, id);

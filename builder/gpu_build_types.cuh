@@ -82,13 +82,14 @@ enum {
 };
 
 /* A queue entry: a node task (slot == NO_SLOT), or chunk `n` of phase
- * `depth` of the big node in slot `slot`. */
+ * `level` of the big node in slot `slot`.  A node task's level is its
+ * depth and reference budget in one word (kdtree.h). */
 typedef struct __align__(16) task {
     float lo[3], hi[3];
     uint32_t *refs;
     uint32_t n;
     uint32_t node;
-    uint32_t depth;
+    uint32_t level;
     uint32_t slot;
 } task;
 

@@ -103,7 +103,7 @@ static __device__ void warp_node(warp_ctx *c, const task *t)
             d = binned_split(c->sm->bins, t->n, t->lo, t->hi, scale, inv_area);
         }
     }
-    if (d.axis < 0 || !(d.cost < kdtree_leaf_cost(t->n))) {
+    if (!split_taken(t, &d)) {
         warp_make_leaf(c, t, exact, tri[0], tri[1]);
         return;
     }
@@ -261,7 +261,7 @@ static __device__ __forceinline__ void build_warps(const build_params *p, const 
 #endif
         if (t.slot != NO_SLOT) {
             long long t0 = prof_start(&c);
-            if (t.depth == PHASE_BIN) big_bin_chunk(&c, t.slot, t.n);
+            if (t.level == PHASE_BIN) big_bin_chunk(&c, t.slot, t.n);
             else big_scatter_chunk(&c, t.slot, t.n);
             prof_add(&c, PROF_CHUNK, t0);
             prof_count(&c, PROF_CHUNKS);

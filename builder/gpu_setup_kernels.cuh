@@ -76,7 +76,7 @@ __global__ void root_setup(build_params p, float3 lo, float3 hi, int stats)
     root.refs = refs;
     root.n = p.n_triangles;
     root.node = 0;
-    root.depth = 0;
+    root.level = kdtree_level_root();
     root.slot = NO_SLOT;
     if (root.n > p.big_node) {
         uint32_t n_chunks = warp_fill_slot(&c, 0, &root); /* slot 0, taken before any warp looks at the free ones */

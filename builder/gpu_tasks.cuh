@@ -86,7 +86,7 @@ static __device__ __forceinline__ task chunk_entry(uint32_t phase, uint32_t slot
     e.refs = NULL;
     e.n = chunk;
     e.node = 0;
-    e.depth = phase;
+    e.level = phase;
     e.slot = slot;
     return e;
 }

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "scene.h"
 
@@ -91,8 +92,9 @@ static inline KD_HD kdtree_node kdtree_make_leaf(uint32_t first, uint32_t count)
  *     C_split = K_T + K_I * lambda * (SA_L / SA * N_L + SA_R / SA * N_R)
  * where lambda = 1 - EMPTY_BONUS when one child is empty, else 1.  Keeping
  * the node as a leaf costs C_leaf = K_I * N.  A node is split when its best
- * plane has C_split < C_leaf and its depth is below the depth limit
- * 8 + 1.3 log2(N_scene); otherwise it becomes a leaf.
+ * plane has C_split < C_leaf, its depth is below the depth limit
+ * 8 + 1.3 log2(N_scene), and its reference budget (below) allows the
+ * split; otherwise it becomes a leaf.
  * ------------------------------------------------------------------------ */
 #define KDTREE_COST_TRAVERSAL 15.0f /* K_T: one traversal step */
 #define KDTREE_COST_INTERSECT 20.0f /* K_I: one ray/triangle test */
@@ -130,6 +132,68 @@ static inline KD_HD void kdtree_triangle_box(const float *positions, const uint3
 
 /* Depth limit for a scene of n triangles: 8 + 1.3 log2(n), at most 60. */
 int kdtree_max_depth(uint32_t n_triangles);
+
+/* ------------------------------------------------------------------------
+ * Reference budget.  A triangle straddling a plane is referenced by both
+ * children, and the SAH (on triangles' own boxes) may keep splitting nodes
+ * whose triangles nearly all straddle: the fan of 10,000 slivers met at one
+ * corner took 396,000 references a triangle and 15 GB.  So each node
+ * carries a ratio R of references allowed below it to references it holds:
+ * KDTREE_BUDGET at the root; a split into N_L + N_R references of the N a
+ * node holds is taken only when N_L + N_R <= R N, and gives both children
+ * R N / (N_L + N_R).  The references below a node never exceed R N (up
+ * to rounding), so a tree holds at most KDTREE_BUDGET references a
+ * triangle.  No CPU tree of the shared scenes meets a budget of 1024 (at
+ * 256 the Conference's and Sponza's do, by a few nodes), so it changes
+ * only trees like the fan (10,000 slivers: 805 references a triangle,
+ * 0.27 s).
+ *
+ * A node's depth and R travel in one word (a GPU task's): the depth in the
+ * low 8 bits, R's float bits above them (R rounded down to 15 bits of
+ * mantissa).  Both builders compute R alike, in float: two products and
+ * a reciprocal, each rounded once (no fused multiply-add to differ by; a
+ * reciprocal costs the GPU less than a quotient). */
+#define KDTREE_BUDGET 1024.0f
+
+static inline KD_HD uint32_t kdtree_float_bits(float f)
+{
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(f);
+#else
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+#endif
+}
+
+static inline KD_HD float kdtree_bits_float(uint32_t u)
+{
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+#endif
+}
+
+static inline KD_HD uint32_t kdtree_level_root(void) { return kdtree_float_bits(KDTREE_BUDGET) & ~0xffu; }
+static inline KD_HD uint32_t kdtree_level_depth(uint32_t level) { return level & 0xffu; }
+static inline KD_HD float kdtree_level_budget(uint32_t level) { return kdtree_bits_float(level & ~0xffu); }
+
+/* Whether a node of n references at `level` may split into n_left + n_right. */
+static inline KD_HD int kdtree_budget_allows(uint32_t level, uint32_t n, uint32_t n_left, uint32_t n_right)
+{
+    return (float)(n_left + n_right) <= kdtree_level_budget(level) * (float)n;
+}
+
+/* The level of both children of such a split: one deeper, R N / (N_L + N_R). */
+static inline KD_HD uint32_t kdtree_level_child(uint32_t level, uint32_t n, uint32_t n_left, uint32_t n_right)
+{
+    float r = kdtree_level_budget(level) * (float)n * (1.0f / (float)(n_left + n_right));
+    r = r < 1.0f ? 1.0f : r; /* >= 1 but for rounding: a split that duplicates nothing stays allowed */
+    return (kdtree_float_bits(r) & ~0xffu) | (kdtree_level_depth(level) + 1u);
+}
 
 /* A built tree.  `nodes` and `refs` are host memory for a CPU tree. */
 typedef struct kdtree {

@@ -162,11 +162,13 @@ Test(builder, cost_model_is_the_documented_sah)
  * rule of kdtree.h: the ends of the triangles' boxes strictly inside the
  * node's; a triangle lying in the plane goes to whichever side is cheaper.
  * Keeping the node a leaf costs K_I * N. */
-static double brute_force_cost(const scene *s, const uint8_t *in, const float lo[3], const float hi[3])
+static double brute_force_cost(const scene *s, const uint8_t *in, const float lo[3], const float hi[3],
+                               uint32_t *best_refs)
 {
     uint32_t n = 0;
     for (uint32_t t = 0; t < s->n_triangles; t++) n += in[t];
     double best = 20.0 * n;
+    *best_refs = n;
     for (int a = 0; a < 3; a++) {
         for (uint32_t cand = 0; cand < s->n_triangles; cand++) {
             if (!in[cand]) continue;
@@ -186,7 +188,8 @@ static double brute_force_cost(const scene *s, const uint8_t *in, const float lo
                         nr += thi > p;
                     }
                 }
-                best = fmin(best, fmin(split_cost(lo, hi, a, p, nl + np, nr), split_cost(lo, hi, a, p, nl, nr + np)));
+                double c = fmin(split_cost(lo, hi, a, p, nl + np, nr), split_cost(lo, hi, a, p, nl, nr + np));
+                if (c < best) best = c, *best_refs = nl + nr + np;
             }
         }
     }
@@ -221,26 +224,30 @@ static uint8_t *subtree_triangles(const kdtree *t, uint32_t n_triangles, uint32_
 }
 
 /* Every node of the tree against the brute-force search: an inner node's
- * plane costs the optimum and less than a leaf; a leaf above the depth
- * limit has no plane cheaper than itself.  Returns the inner nodes seen. */
+ * plane costs the optimum and less than a leaf, and keeps within the
+ * node's reference budget (`budget`: references allowed below it per
+ * reference it holds, 1024 at the root, as docs/builder.md defines it); a
+ * leaf above the depth limit has no plane cheaper than itself, or its
+ * cheapest would spend more than the budget.  Returns the inner nodes seen. */
 static uint32_t check_every_node(const scene *s, const kdtree *t, uint32_t node, const float lo[3],
-                                 const float hi[3], int depth, int limit)
+                                 const float hi[3], int depth, int limit, double budget)
 {
-    uint32_t n;
+    uint32_t n, best_refs;
     uint8_t *in = subtree_triangles(t, s->n_triangles, node, &n);
     double d[3] = {(double)hi[0] - lo[0], (double)hi[1] - lo[1], (double)hi[2] - lo[2]}, leaf = 20.0 * n;
     kdtree_node x = t->nodes[node];
     if (kdtree_is_leaf(x)) {
         if (depth < limit && n > 0 && box_area(d) > 0.0) {
-            double best = brute_force_cost(s, in, lo, hi);
-            cr_assert(best >= leaf * (1.0 - 1e-4), "node %u (depth %d, %u triangles) is a leaf (%g), yet a plane costs %g",
-                      node, depth, n, leaf, best);
+            double best = brute_force_cost(s, in, lo, hi, &best_refs);
+            cr_assert(best >= leaf * (1.0 - 1e-4) || best_refs > budget * n * (1.0 - 1e-4),
+                      "node %u (depth %d, %u triangles) is a leaf (%g), yet a plane within its budget costs %g", node,
+                      depth, n, leaf, best);
         }
         free(in);
         return 0;
     }
     cr_assert_lt(depth, limit, "node %u splits at the depth limit", node);
-    double best = brute_force_cost(s, in, lo, hi);
+    double best = brute_force_cost(s, in, lo, hi, &best_refs);
     free(in);
     int a = (int)kdtree_axis(x);
     uint32_t n_left, n_right;
@@ -250,11 +257,14 @@ static uint32_t check_every_node(const scene *s, const kdtree *t, uint32_t node,
     cr_assert(fabs(got - best) <= 1e-4 * best, "node %u (depth %d): its plane costs %g, the optimum %g", node, depth,
               got, best);
     cr_assert(got < leaf * (1.0 + 1e-4), "node %u splits at %g, dearer than a leaf (%g)", node, got, leaf);
+    cr_assert(n_left + n_right <= budget * n * (1.0 + 1e-4), "node %u (depth %d): %u + %u references of %u, budget %g",
+              node, depth, n_left, n_right, n, budget);
     float left_hi[3] = {hi[0], hi[1], hi[2]}, right_lo[3] = {lo[0], lo[1], lo[2]};
     left_hi[a] = x.split;
     right_lo[a] = x.split;
-    return 1 + check_every_node(s, t, kdtree_left(x), lo, left_hi, depth + 1, limit) +
-           check_every_node(s, t, kdtree_left(x) + 1, right_lo, hi, depth + 1, limit);
+    budget = budget * n / (n_left + n_right);
+    return 1 + check_every_node(s, t, kdtree_left(x), lo, left_hi, depth + 1, limit, budget) +
+           check_every_node(s, t, kdtree_left(x) + 1, right_lo, hi, depth + 1, limit, budget);
 }
 
 /* The sweep's choice at every node is what the brute-force search finds. */
@@ -265,7 +275,7 @@ Test(builder, every_split_is_the_exact_sah_optimum)
         kdtree t;
         cr_assert_eq(kdtree_build_cpu(&s, &t, NULL, err, sizeof err), 0);
         cr_assert(!kdtree_is_leaf(t.nodes[0]), "seed %llu: the root should split", (unsigned long long)seed);
-        uint32_t inner = check_every_node(&s, &t, 0, s.lo, s.hi, 0, kdtree_max_depth(s.n_triangles));
+        uint32_t inner = check_every_node(&s, &t, 0, s.lo, s.hi, 0, kdtree_max_depth(s.n_triangles), 1024.0);
         cr_assert_gt(inner, 4, "seed %llu: only %u inner nodes", (unsigned long long)seed, inner);
         kdtree_free(&t);
         scene_free(&s);
@@ -309,6 +319,50 @@ Test(builder, a_polygon_of_many_corners)
     build_and_check(&s, &t, &st);
     cr_expect_leq(st.n_refs, 4ull * s.n_triangles, "%llu references for %u triangles",
                   (unsigned long long)st.n_refs, s.n_triangles);
+    kdtree_free(&t);
+    scene_free(&s);
+}
+
+/* The budget along the tree: no split takes more references than its
+ * node's budget allows (docs/builder.md), each node's references counted
+ * off the leaves below it. */
+static void check_budget(const kdtree *t, uint32_t n_triangles, uint32_t node, double budget)
+{
+    kdtree_node x = t->nodes[node];
+    if (kdtree_is_leaf(x)) return;
+    uint32_t n, n_left, n_right;
+    free(subtree_triangles(t, n_triangles, node, &n));
+    free(subtree_triangles(t, n_triangles, kdtree_left(x), &n_left));
+    free(subtree_triangles(t, n_triangles, kdtree_left(x) + 1, &n_right));
+    cr_assert(n_left + n_right <= budget * n * (1.0 + 1e-4), "node %u: %u + %u references of %u, budget %g", node,
+              n_left, n_right, n, budget);
+    budget = budget * n / (n_left + n_right);
+    check_budget(t, n_triangles, kdtree_left(x), budget);
+    check_budget(t, n_triangles, kdtree_left(x) + 1, budget);
+}
+
+/* A fan of slivers that meet at one corner, as triangles: nearly every
+ * triangle straddles every plane near that corner, and each split still
+ * lowers the SAH cost, so the duplication compounds down to the depth
+ * limit (12,847 references a triangle at 2,000 slivers, before the
+ * budget).  The reference budget holds the tree to 1024 a triangle. */
+Test(builder, a_fan_of_slivers_keeps_to_the_reference_budget)
+{
+    enum { N = 2000 };
+    double(*xy)[2] = regular_polygon(N + 2);
+    cr_assert_not_null(xy);
+    char *text = polygon_obj((const double(*)[2])xy, N + 2, POLYGON_FAN);
+    free(xy);
+    cr_assert_not_null(text);
+    scene s;
+    cr_assert_eq(scene_parse_obj(text, strlen(text), "fan.obj", &s, err, sizeof err), 0, "%s", err);
+    free(text);
+    cr_assert_eq(s.n_triangles, N);
+    kdtree t;
+    kdtree_stats st;
+    build_and_check(&s, &t, &st);
+    cr_assert_leq(st.n_refs, 1024ull * N, "%llu references for %u triangles", (unsigned long long)st.n_refs, N);
+    check_budget(&t, N, 0, 1024.0);
     kdtree_free(&t);
     scene_free(&s);
 }

@@ -18,6 +18,7 @@
 #include "gpu_build.h"
 #include "gpu_render.h"
 #include "kdtree.h"
+#include "polygon_obj.h"
 #include "render.h"
 #include "scene.h"
 
@@ -237,6 +238,40 @@ Test(gpu_build, sibenik, .timeout = 300) { check_shared("sibenik.obj.gz"); }
 Test(gpu_build, buddha, .timeout = 300) { check_shared("buddha_100k.obj.gz"); }
 Test(gpu_build, conference, .timeout = 300) { check_shared("conference.obj.gz"); }
 Test(gpu_build, dragon, .timeout = 300) { check_shared("dragon.obj.gz"); }
+
+/* The fan of 2,000 slivers that meet at one corner (test_builder.c): the
+ * reference budget (kdtree.h) holds the GPU's tree to 1024 references a
+ * triangle as well, and the tree hits like brute force. */
+Test(gpu_build, a_fan_of_slivers_keeps_to_the_reference_budget, .timeout = 300)
+{
+    require_gpu();
+    enum { N = 2000 };
+    double(*xy)[2] = regular_polygon(N + 2);
+    cr_assert_not_null(xy);
+    char *text = polygon_obj((const double(*)[2])xy, N + 2, POLYGON_FAN);
+    free(xy);
+    cr_assert_not_null(text);
+    scene s;
+    cr_assert_eq(scene_parse_obj(text, strlen(text), "fan.obj", &s, err, sizeof err), 0, "%s", err);
+    free(text);
+    gpu_build_options o = default_options();
+    o.pool_factor = 40000.0; /* an allocator that never frees keeps every level's arrays: about 22 x 1024 */
+    built b;
+    build_on_gpu(&s, &o, &b);
+    cr_assert_eq(kdtree_check(&b.host, &s, err, sizeof err), 0, "%s", err);
+    kdtree_stats ks; /* the leaves' references (the GPU's array may hold words between them) */
+    kdtree_compute_stats(&b.host, s.n_triangles, &ks);
+    cr_assert_leq(ks.n_refs, 1024ull * N, "%llu references for %d triangles", (unsigned long long)ks.n_refs, N);
+    cr_log_info("fan (%s): %.1f references a triangle, %.3f ms", kda_allocator_name(), ks.refs_per_triangle,
+                b.st.tree.build_ms);
+    camera c = random_camera(&s, 5);
+    validation v;
+    render_options vo = render_default_options(&c);
+    cr_assert_eq(validate_camera_rays_gpu(&b.t, &b.g, &vo, 4000, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(v.mismatches, 0, "%s", v.first);
+    free_built(&b);
+    scene_free(&s);
+}
 
 /* A box less than 128 floats wide on one axis: x spans 100 floats near
  * 2^20 (lo + 12.5).  Of 100 triangles, 50 lie in the plane x = hi and 50

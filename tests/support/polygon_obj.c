@@ -24,16 +24,19 @@ static size_t face_line(char *text, size_t cap, size_t n)
 
 char *polygon_obj(const double (*xy)[2], size_t n, polygon_place place)
 {
-    size_t cap = n * 76 + 16, k = 0; /* a v line is at most 55 bytes, a corner 21 */
+    size_t cap = n * 104 + 16, k = 0; /* a v line is at most 55 bytes, a corner 21, a fan's f line 46 */
     char *text = malloc(cap);
     if (!text) return NULL;
     if (place == POLYGON_FACE_FIRST) k += face_line(text, cap, n);
     for (size_t i = 0; i < n; i++) {
         double x = xy[i][0], y = xy[i][1];
         double p[3][3] = {{x, y, 0}, {0.5 * x - 0.2 * y, 0.3 * x + y, 0.8 * x}, {y, -0.4 * x, 0.25 * y - x}};
-        const double *q = p[place == POLYGON_FACE_FIRST ? POLYGON_XY : place];
+        const double *q = p[place == POLYGON_FACE_FIRST || place == POLYGON_FAN ? POLYGON_XY : place];
         k += (size_t)snprintf(text + k, cap - k, "v %.9g %.9g %.9g\n", q[0], q[1], q[2]);
     }
-    if (place != POLYGON_FACE_FIRST) face_line(text + k, cap - k, n);
+    if (place == POLYGON_FAN)
+        for (size_t i = 2; i < n; i++) k += (size_t)snprintf(text + k, cap - k, "f 1 %zu %zu\n", i, i + 1);
+    else if (place != POLYGON_FACE_FIRST)
+        face_line(text + k, cap - k, n);
     return text;
 }

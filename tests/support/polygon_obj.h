@@ -8,15 +8,24 @@
 
 /* Where a polygon written in the plane is placed in space, each by an
  * affine map: the xy plane; a tilted plane; another, mirrored; the xy
- * plane with the f line before the vertices it names. */
-typedef enum polygon_place { POLYGON_XY, POLYGON_TILTED, POLYGON_MIRRORED, POLYGON_FACE_FIRST } polygon_place;
+ * plane with the f line before the vertices it names; the xy plane, cut
+ * as a fan from its first corner into n - 2 triangles, an f line each
+ * (`f 1 i i+1`: slivers that all meet at that corner). */
+typedef enum polygon_place {
+    POLYGON_XY,
+    POLYGON_TILTED,
+    POLYGON_MIRRORED,
+    POLYGON_FACE_FIRST,
+    POLYGON_FAN
+} polygon_place;
 
 /* n corners on the unit circle, counter-clockwise from (1, 0): an array to
  * free(), or NULL without memory. */
 double (*regular_polygon(size_t n))[2];
 
 /* The corners xy[0..n-1] as n v lines (%.9g) placed by `place`, and one f
- * line naming them in order: text to free(), or NULL without memory. */
+ * line naming them in order (the fan's n - 2): text to free(), or NULL
+ * without memory. */
 char *polygon_obj(const double (*xy)[2], size_t n, polygon_place place);
 
 #endif
