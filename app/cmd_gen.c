@@ -17,7 +17,8 @@ static void gen_usage(FILE *f)
                "the range given; a scene without one has a fixed size):\n");
     for (const char *const *n = scene_generator_names(); *n; n++)
         fprintf(f, "  %-10s %s\n", *n, scene_generator_help(*n));
-    fprintf(f, "\n  -o, --output FILE   where to write (required)\n"
+    fprintf(f, "\n  -o, --output FILE   where to write (required; - for standard output; a name\n"
+               "                      ending in .gz is written gzip-compressed)\n"
                "  --triangles N       size of a scalable scene (1 to %llu, within its range)\n"
                "  -h, --help          this help\n",
             (unsigned long long)cli_triangles_max());
@@ -36,7 +37,7 @@ int cmd_gen(int argc, char **argv)
     opterr = 0; /* cli_option_error says what was wrong */
     for (int c; (c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1;) {
         switch (c) {
-        case 'o': output = optarg; break;
+        case 'o': output = cli_output_path(optarg); break;
         case 'n':
             if (cli_parse_u64("--triangles", optarg, 1, cli_triangles_max(), &src.triangles)) return 2;
             break;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,7 +31,7 @@ static void render_usage(FILE *f)
     fprintf(f, "usage: kdalloc render [FILE] -o OUT.png [options]\n\n"
                "Builds the tree of FILE (default: the built-in scene) and ray-casts an\n"
                "image through it.\n\n"
-               "  -o, --output PNG    image to write (required)\n"
+               "  -o, --output PNG    image to write (required; - for standard output)\n"
                "  --width W           image width in pixels (1 to %u; default 1280)\n"
                "  --height H          image height in pixels (1 to %u; default 720); at most\n"
                "                      %llu pixels in all\n"
@@ -100,7 +101,7 @@ static int parse_shade(const char *arg, shade_mode *mode)
 static int is_count(const char *s)
 {
     if (!s) return 0;
-    if (!strcmp(s, "all")) return 1;
+    if (!strcasecmp(s, "all")) return 1; /* ALL too: a file of that name would be ambiguous anyway */
     if (*s == '-' || *s == '+') s++;
     return *s >= '0' && *s <= '9';
 }
@@ -108,7 +109,7 @@ static int is_count(const char *s)
 /* --validate's value: all, or N (a count of rays, 0 meaning every pixel). */
 static int parse_validate(const char *arg, uint64_t *rays)
 {
-    if (!strcmp(arg, "all")) {
+    if (!strcasecmp(arg, "all")) {
         *rays = 0;
         return 0;
     }
@@ -158,7 +159,7 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
         if (r == 1) continue;
         if (r < 0) return -1;
         switch (c) {
-        case 'o': rq->output = optarg; break;
+        case 'o': rq->output = cli_output_path(optarg); break;
         case OPT_W:
         case OPT_H:
             if (cli_parse_u64(c == OPT_W ? "--width" : "--height", optarg, 1, CAMERA_MAX_SIDE, &v)) return -1;
@@ -454,6 +455,14 @@ static void print_json(const render_request *rq, const char *label, const scene 
     printf("}\n");
 }
 
+/* Whether the output is the file standard output writes to. */
+static int output_is_stdout(const render_request *rq)
+{
+    struct stat out, std;
+    return stat(rq->output, &out) == 0 && fstat(STDOUT_FILENO, &std) == 0 && std.st_dev == out.st_dev &&
+           std.st_ino == out.st_ino;
+}
+
 /* An existing output that is the scene file itself, or standard output
  * while --json prints there: a usage error (the render would destroy its
  * input, or the PNG and the JSON would share one stream). */
@@ -466,7 +475,7 @@ static int output_conflicts(const render_request *rq, const tree_source *ts)
         cli_usage_error("-o %s is the scene file itself: the PNG would overwrite it", rq->output);
         return 1;
     }
-    if (rq->json && fstat(STDOUT_FILENO, &other) == 0 && other.st_dev == out.st_dev && other.st_ino == out.st_ino) {
+    if (rq->json && output_is_stdout(rq)) {
         cli_usage_error("-o %s is standard output, where --json prints: write the PNG to a file", rq->output);
         return 1;
     }
@@ -482,7 +491,8 @@ int cmd_render(int argc, char **argv)
     tree_source_init(&ts);
     int parsed = parse_render_args(argc, argv, &rq, &ts);
     if (parsed) return parsed < 0 ? 2 : 0; /* a usage error, or the help printed */
-    FILE *info = rq.json ? stderr : stdout; /* with --json, stdout holds the JSON only */
+    /* With --json stdout holds the JSON only; with -o naming it, the PNG only. */
+    FILE *info = rq.json || output_is_stdout(&rq) ? stderr : stdout;
 
     scene s;
     char label[256], err[CLI_ERR];
@@ -491,6 +501,10 @@ int cmd_render(int argc, char **argv)
         return 1;
     }
     if (output_conflicts(&rq, &ts)) return 2;
+    if (camera_check_size(&rq.opt.cam, err, sizeof err)) { /* before the scene is loaded, as -o */
+        cli_usage_error("%s", err);
+        return 2;
+    }
     if (cli_load_scene(&ts.scene, &s, label, sizeof label)) return 1;
     complete_camera(&rq, &s);
     if (camera_check(&rq.opt.cam, err, sizeof err)) {
@@ -502,7 +516,10 @@ int cmd_render(int argc, char **argv)
     int rc = tree_build(&ts, &s, &r) ? 1 : 0;
     image img = {0};
     frame_timing ft = {0, 0, 0, NAN, NAN};
-    const char *view = rq.eye_set && rq.target_set ? "given" : "outside from +z";
+    const char *view = rq.eye_set && rq.target_set ? "given"
+                       : rq.eye_set                ? "eye given, looking at the scene's centre"
+                       : rq.target_set             ? "target given, eye outside from +z"
+                                                   : "outside from +z";
     if (rc == 0) {
         fprintf(info, "tree: %u nodes, %.2f references per triangle, built in %.3f ms\n", r.stats.n_nodes,
                 r.stats.refs_per_triangle, r.stats.build_ms);

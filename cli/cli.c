@@ -119,7 +119,7 @@ int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_
 
 void cli_json_number(double x)
 {
-    if (isfinite(x)) printf("%.6f", x);
+    if (isfinite(x)) printf("%.12g", x); /* a tiny scene's 1e-7 stays itself, not 0.000000 */
     else printf("null");
 }
 
@@ -184,6 +184,8 @@ int cli_scene_check(const scene_source *src)
     }
     return 0;
 }
+
+const char *cli_output_path(const char *arg) { return strcmp(arg, "-") ? arg : "/dev/stdout"; }
 
 int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {

@@ -71,21 +71,32 @@ int camera_check(const camera *c, char *err, size_t errlen)
         snprintf(err, errlen, "camera: field of view %g is outside (0, 180) degrees", c->fov_deg);
         return -1;
     }
-    if (c->width == 0 || c->height == 0) {
-        snprintf(err, errlen, "camera: image size %ux%u has no pixels", c->width, c->height);
-        return -1;
-    }
-    if (c->width > CAMERA_MAX_SIDE || c->height > CAMERA_MAX_SIDE ||
-        (uint64_t)c->width * c->height > CAMERA_MAX_PIXELS) {
-        snprintf(err, errlen, "camera: image size %ux%u is too large (at most %u per side, %llu pixels)",
-                 c->width, c->height, CAMERA_MAX_SIDE, (unsigned long long)CAMERA_MAX_PIXELS);
-        return -1;
-    }
+    if (camera_check_size(c, err, errlen)) return -1;
     if (c->fov_deg * (PI_D / 180.0) / c->height < CAMERA_PIXEL_RADIANS_MIN) {
         snprintf(err, errlen, "camera: field of view %g over %u rows makes pixels finer than a ray's float direction "
                  "resolves (%g radians): over %u rows it must be at least %.4g degrees, or the image lower",
                  c->fov_deg, c->height, CAMERA_PIXEL_RADIANS_MIN, c->height,
                  CAMERA_PIXEL_RADIANS_MIN * c->height * (180.0 / PI_D) * 1.0001); /* rounded up */
+        return -1;
+    }
+    return 0;
+}
+
+int camera_check_size(const camera *c, char *err, size_t errlen)
+{
+    if (c->width == 0 || c->height == 0) {
+        snprintf(err, errlen, "camera: image size %ux%u has no pixels", c->width, c->height);
+        return -1;
+    }
+    if (c->width > CAMERA_MAX_SIDE || c->height > CAMERA_MAX_SIDE) {
+        snprintf(err, errlen, "camera: image size %ux%u: a side may be at most %u pixels", c->width, c->height,
+                 CAMERA_MAX_SIDE);
+        return -1;
+    }
+    if ((uint64_t)c->width * c->height > CAMERA_MAX_PIXELS) {
+        snprintf(err, errlen, "camera: image size %ux%u is %llu pixels, more than the %llu an image may have",
+                 c->width, c->height, (unsigned long long)c->width * c->height,
+                 (unsigned long long)CAMERA_MAX_PIXELS);
         return -1;
     }
     return 0;

@@ -66,6 +66,8 @@ const char *camera_choose_view_with(view_tracer trace, void *ctx, const scene *s
  * fov outside (0, 180), sizes of zero or above the limits, and pixels finer
  * than CAMERA_PIXEL_RADIANS_MIN. */
 int camera_check(const camera *c, char *err, size_t errlen);
+/* The size part of camera_check alone (no scene needed). */
+int camera_check_size(const camera *c, char *err, size_t errlen);
 
 /* What a pixel shows. */
 typedef enum shade_mode {

@@ -2,11 +2,15 @@
 #include "scene.h"
 #include "outfile.h"
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 void scene_free(scene *s)
 {
@@ -66,22 +70,68 @@ int scene_normalize(scene *s)
     return -e;
 }
 
+/* Where scene_write_obj's lines go: the file, or zlib's stream on a copy
+ * of its descriptor when the name ends in ".gz" (what scene_load reads
+ * back by its magic bytes).  After a failed write the rest do nothing;
+ * outfile_commit reports the first failure. */
+typedef struct obj_sink {
+    outfile o;
+    gzFile gz;
+} obj_sink;
+
+static int gz_cause(gzFile gz)
+{
+    int zerr;
+    gzerror(gz, &zerr);
+    return zerr == Z_ERRNO && errno ? errno : EIO;
+}
+
+static void sink_line(obj_sink *k, const char *fmt, ...)
+{
+    if (k->o.error) return;
+    char line[160]; /* the longest line, three %.9g floats, is under 60 bytes */
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (!k->gz) outfile_write(&k->o, line, (size_t)n);
+    else if (errno = 0, gzwrite(k->gz, line, (unsigned)n) != n) k->o.error = gz_cause(k->gz);
+}
+
+static int ends_in_gz(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
 int scene_write_obj(const scene *s, const char *path, char *err, size_t errlen)
 {
-    outfile o;
-    if (outfile_open(&o, path, "OBJ", err, errlen)) return -1;
+    obj_sink k = {.gz = NULL};
+    if (outfile_open(&k.o, path, "OBJ", err, errlen)) return -1;
     static char buf[1 << 16];
-    setvbuf(o.f, buf, _IOFBF, sizeof buf);
-    outfile_printf(&o, "# written by kdalloc: %u vertices, %u triangles\n", s->n_vertices, s->n_triangles);
-    /* After a failed write the rest do nothing; outfile_commit reports it. */
-    for (uint32_t v = 0; v < s->n_vertices && !o.error; v++) {
+    setvbuf(k.o.f, buf, _IOFBF, sizeof buf);
+    if (ends_in_gz(path)) {
+        int fd = dup(fileno(k.o.f));
+        k.gz = fd < 0 ? NULL : gzdopen(fd, "wb");
+        if (!k.gz) {
+            k.o.error = errno ? errno : ENOMEM;
+            if (fd >= 0) close(fd);
+        }
+    }
+    sink_line(&k, "# written by kdalloc: %u vertices, %u triangles\n", s->n_vertices, s->n_triangles);
+    for (uint32_t v = 0; v < s->n_vertices && !k.o.error; v++) {
         const float *p = s->positions + 3 * (size_t)v;
         /* %.9g round-trips every float exactly. */
-        outfile_printf(&o, "v %.9g %.9g %.9g\n", p[0], p[1], p[2]);
+        sink_line(&k, "v %.9g %.9g %.9g\n", p[0], p[1], p[2]);
     }
-    for (uint32_t t = 0; t < s->n_triangles && !o.error; t++) {
+    for (uint32_t t = 0; t < s->n_triangles && !k.o.error; t++) {
         const uint32_t *i = s->triangles + 3 * (size_t)t;
-        outfile_printf(&o, "f %u %u %u\n", i[0] + 1, i[1] + 1, i[2] + 1);
+        sink_line(&k, "f %u %u %u\n", i[0] + 1, i[1] + 1, i[2] + 1);
     }
-    return outfile_commit(&o, err, errlen);
+    if (k.gz) { /* the stream's end, through its own descriptor, before the file is committed */
+        errno = 0;
+        int e = gzclose(k.gz);
+        if (e != Z_OK && !k.o.error) k.o.error = e == Z_ERRNO && errno ? errno : EIO;
+    }
+    return outfile_commit(&k.o, err, errlen);
 }

@@ -62,9 +62,9 @@ const char *scene_generator_help(const char *name);
  * name (nothing written then). */
 int scene_generator_sizes(const char *name, uint64_t *default_size, uint64_t *min_size, uint64_t *max_size);
 
-/* Writes the scene as OBJ text (`v` and `f` lines), whole or not at all
- * (io/outfile.h): on error, "PATH: cannot write OBJ: REASON", and no
- * partial file is left. */
+/* Writes the scene as OBJ text (`v` and `f` lines), gzip-compressed when
+ * path ends in ".gz", whole or not at all (io/outfile.h): on error, "PATH:
+ * cannot write OBJ: REASON", and no partial file is left. */
 int scene_write_obj(const scene *s, const char *path, char *err, size_t errlen);
 
 /* The range of largest coordinate magnitudes the builders and ray casters

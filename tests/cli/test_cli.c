@@ -8,6 +8,7 @@
  * the results do not depend on a GPU being present. */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -545,6 +546,25 @@ Test(cli, extreme_scenes_give_valid_json)
     }
 }
 
+/* A scene a millionth of a unit across: --json gives its numbers their
+ * own digits, as the text does (six decimals made its ao radius 0). */
+Test(cli, json_keeps_small_numbers)
+{
+    const char *path = TMP("tiny.obj");
+    write_whole_file(path, "v 0 0 0\nv 1e-6 0 0\nv 0 1e-6 0\nf 1 2 3\n");
+    run_result r = KDALLOC("render", "--cpu", path, "--json", "--shade", "ao", "-o", TMP("tiny.png"), "--width", "32",
+                           "--height", "24");
+    expect_status(&r, 0, "render tiny --json");
+    expect_json(r.out, "render tiny");
+    const char *json = strstr(r.out, "\"ao_radius\": "), *text = strstr(r.err, "out to ");
+    cr_assert(json && text, "no ao radius in:\n%s\n%s", r.out, r.err);
+    double in_json = strtod(json + strlen("\"ao_radius\": "), NULL), in_text = strtod(text + strlen("out to "), NULL);
+    cr_expect(in_json > 0.0 && fabs(in_json - in_text) <= 1e-6 * in_text, "ao radius %g in the JSON, %g in the text",
+              in_json, in_text);
+    run_result_free(&r);
+    unlink(path);
+}
+
 Test(cli, huge_scene_is_scaled_and_says_so)
 {
     run_result r = KDALLOC("build", "--cpu", "--scene", "huge", "--json");
@@ -558,6 +578,38 @@ Test(cli, huge_scene_is_scaled_and_says_so)
     expect_status(&r, 0, "render huge");
     expect_contains(r.out, "camera: --eye 0,1.00000002e+30,2.99999989e+30 --target 0,0,0 ", "render huge");
     cr_expect(strstr(r.out, " 0 hits") == NULL, "render huge: no hits:\n%s", r.out);
+    run_result_free(&r);
+}
+
+/* With only the eye given, the camera line says what was given and what
+ * was chosen (not "outside from +z"). */
+Test(cli, camera_line_names_what_was_given)
+{
+    run_result r = KDALLOC("render", "--cpu", "--scene", "flat", "--triangles", "100", "-o", TMP("eye.png"), "--width",
+                           "32", "--height", "24", "--eye", "-1,-2,-3");
+    expect_status(&r, 0, "render --eye");
+    expect_contains(r.out, "(eye given, looking at the scene's centre)", "render --eye");
+    run_result_free(&r);
+}
+
+/* An image of too many pixels (each side within its limit) is refused
+ * before the scene is loaded, with the count it passes. */
+Test(cli, too_large_an_image_is_refused_first)
+{
+    run_result r = KDALLOC("render", "--cpu", TEAPOT, "-o", TMP("big.png"), "--width", "32768", "--height", "32768");
+    expect_status(&r, 2, "render 32768x32768");
+    expect_contains(r.err, "is 1073741824 pixels, more than the 268435456 an image may have", "render 32768x32768");
+    cr_expect_null(strstr(r.err, "scene:"), "the scene was loaded first:\n%s", r.err);
+    run_result_free(&r);
+}
+
+/* --validate ALL is --validate all (every pixel), not a scene file. */
+Test(cli, validate_all_in_capitals)
+{
+    run_result r = KDALLOC("render", "--cpu", "--scene", "flat", "--triangles", "100", "-o", TMP("all.png"), "--width",
+                           "32", "--height", "24", "--validate", "ALL");
+    expect_status(&r, 0, "render --validate ALL");
+    expect_contains(r.out, "validation: 768 rays", "render --validate ALL");
     run_result_free(&r);
 }
 

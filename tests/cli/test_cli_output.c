@@ -210,6 +210,34 @@ Test(cli_output, gen_leaves_only_the_whole_obj)
     scene_free(&s);
 }
 
+/* A name ending in .gz gets gzip data (its magic bytes first), which loads
+ * back to the generated scene; the same gzip when it goes to a device. */
+Test(cli_output, gen_compresses_a_gz_name)
+{
+    const char *path = TMP("gen_gz.obj.gz");
+    run_result r = KDALLOC("gen", "flat", "--triangles", "100", "-o", path);
+    expect_status(&r, 0, "gen flat -o .obj.gz");
+    run_result_free(&r);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f);
+    unsigned char magic[2] = {0, 0};
+    cr_expect_eq(fread(magic, 1, 2, f), 2);
+    fclose(f);
+    cr_expect(magic[0] == 0x1f && magic[1] == 0x8b, "%s starts with %02x %02x, not gzip's 1f 8b", path, magic[0],
+              magic[1]);
+    scene s = expect_generated(path, "flat", 100);
+    scene_free(&s);
+    unlink(path);
+    const char *full = TMP("gen_full.obj.gz"); /* a link to /dev/full: zlib's writes fail there */
+    unlink(full);
+    cr_assert_eq(symlink("/dev/full", full), 0);
+    r = KDALLOC("gen", "flat", "-o", full);
+    expect_status(&r, 1, "gen flat -o a .gz link to /dev/full");
+    cr_expect(strstr(r.err, strerror(ENOSPC)), "want ENOSPC's message:\n%s", r.err);
+    run_result_free(&r);
+    unlink(full);
+}
+
 /* The largest coordinate magnitude of the scene. */
 static float largest_coordinate(const scene *s)
 {
@@ -324,6 +352,24 @@ Test(cli_output, json_and_png_on_standard_output_are_refused)
     expect_status(&r, 2, "render --json -o /dev/stdout");
     expect_contains(r.err, "is standard output, where --json prints", "render --json -o /dev/stdout");
     cr_expect_str_empty(r.out, "something was printed: %s", r.out);
+    run_result_free(&r);
+}
+
+/* -o - is standard output: the PNG alone goes there (what render says goes
+ * to stderr), and gen's OBJ text likewise. */
+Test(cli_output, dash_writes_standard_output_and_nothing_else)
+{
+    run_result r = KDALLOC("render", "--cpu", TEAPOT, "-o", "-", "--width", "16", "--height", "12");
+    expect_status(&r, 0, "render -o -");
+    cr_expect(memcmp(r.out, "\x89PNG\r\n\x1a\n", 8) == 0, "standard output does not start with a PNG signature: %.60s",
+              r.out);
+    expect_contains(r.err, "wrote /dev/stdout", "render -o -");
+    expect_contains(r.err, "tree: ", "render -o -");
+    run_result_free(&r);
+    r = KDALLOC("gen", "flat", "--triangles", "10", "-o", "-");
+    expect_status(&r, 0, "gen -o -");
+    cr_expect(strncmp(r.out, "# written by kdalloc", 20) == 0, "gen -o - printed: %.60s", r.out);
+    expect_contains(r.err, "wrote /dev/stdout", "gen -o -");
     run_result_free(&r);
 }
 
