@@ -39,8 +39,10 @@ static void render_usage(FILE *f)
                "  --target X,Y,Z      point looked at\n"
                "  --up X,Y,Z          up direction (default 0,1,0)\n"
                "                      Without these the default view is chosen (outside, or\n"
-               "                      inside a closed scene); with some, the scene is framed\n"
-               "                      from +z for the rest.  The camera used is printed.\n"
+               "                      inside where the outside view sees mostly the faces of\n"
+               "                      the scene's box: a room, or a wide floor); with some, the\n"
+               "                      scene is framed from +z for the rest.  The camera used is\n"
+               "                      printed.\n"
                "  --fov DEG           vertical field of view, above 0 and below 180, at least\n"
                "                      2.5e-7 radians a pixel of the height (default 50)\n"
                "  --shade MODE        diffuse (default), steps (heat map of nodes visited\n"
@@ -50,8 +52,9 @@ static void render_usage(FILE *f)
                "                      the same for a pixel every run (1 to %u; default %u)\n"
                "  --ao-radius R       ao: how far they look, in the file's units (above 0;\n"
                "                      default %g of the scene's bounding-box diagonal)\n"
-               "  --shadows           add shadow rays toward a light above the scene, or\n"
-               "                      inside it when it is closed (a room); the light is printed.\n"
+               "  --shadows           add shadow rays toward a light above the scene, or inside\n"
+               "                      its box where the outside view sees mostly the box's faces\n"
+               "                      (a room, or a wide floor); the light is printed.\n"
                "                      Shadow and ao rays stop at the first thing they hit\n"
                "  --validate [N|all]  compare N camera rays (1 to %llu; without N, %u, or\n"
                "                      every pixel of a smaller image; all: every pixel) with\n"
@@ -273,7 +276,7 @@ static void print_camera(FILE *f, const camera *c, int scale_log2, const char *v
  * units. */
 static void choose_light(FILE *info, render_options *opt, const tree_result *r, const scene *s)
 {
-    const char *where = "inside the scene, which is closed";
+    const char *where = "inside the scene's box: the outside view sees mostly its faces";
     if (light_choose(&r->host, s, opt->light)) {
         opt->light_set = 1;
     } else {

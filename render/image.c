@@ -92,11 +92,14 @@ void image_colorize_counts(image *img, shade_mode mode)
         heat_color((float)(x - x0) / (float)(x1 - x0 - 1), rgb);
         fill_rect(img, x, y0, x + 1, y1, rgb);
     }
-    char label[96];
-    snprintf(label, sizeof label, "0 %s per ray", mode == SHADE_STEPS ? "inner nodes visited" : "triangle tests");
-    draw_text(img, x0, y0 - 12 * scale, scale, label);
-    snprintf(label, sizeof label, "%u", max);
-    draw_text(img, x1 - scale * stb_easy_font_width(label), y0 - 12 * scale, scale, label);
+    char caption[96], top[16];
+    snprintf(caption, sizeof caption, "0 %s per ray", mode == SHADE_STEPS ? "inner nodes visited" : "triangle tests");
+    snprintf(top, sizeof top, "%u", max);
+    int top_w = scale * stb_easy_font_width(top);
+    if (scale * stb_easy_font_width(caption) + 8 * scale + top_w > x1 - x0) /* the two would overlap: 0 alone */
+        snprintf(caption, sizeof caption, "0");
+    draw_text(img, x0, y0 - 12 * scale, scale, caption);
+    draw_text(img, x1 - top_w, y0 - 12 * scale, scale, top);
 }
 
 /* stb's writer hands over the encoded bytes through this. */

@@ -9,6 +9,12 @@
  * blue-to-red ramp, and renders of the same scene are compared
  * byte for byte: twice the same, and with shadows against without. */
 #include <stb_image.h>
+/* stb_easy_font (the legend's font) is a header of static functions, some unused here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wmissing-braces"
+#include <stb_easy_font.h>
+#pragma GCC diagnostic pop
 
 #include "test_render.h"
 
@@ -173,6 +179,27 @@ static void expect_heat_map(shade_mode mode, const char *name)
 }
 
 Test(heat_map, steps) { expect_heat_map(SHADE_STEPS, "steps"); }
+
+/* Where the caption and the largest count's label would meet (160 pixels,
+ * a count of 5 digits), the caption gives way: in the label rows no white
+ * pixel lies in the 3 columns before the label (right-aligned to the bar's
+ * end, 8 pixels in). */
+Test(heat_map, labels_keep_apart_on_a_narrow_image)
+{
+    image img;
+    char err[512];
+    cr_assert_eq(image_alloc(&img, 160, 90, 1, err, sizeof err), 0, "%s", err);
+    for (uint32_t i = 0; i < 160u * 90u; i++) img.counts[i] = i % 160 == 0 ? 12345 : i % 7;
+    image_colorize_counts(&img, SHADE_STEPS);
+    int label_x = 160 - 8 - stb_easy_font_width("12345"), crowded = 0;
+    for (uint32_t y = 90 - 8 - 10 - 14; y < 90 - 8 - 10; y++)
+        for (int x = label_x - 3; x < label_x; x++) {
+            const uint8_t *p = img.rgb + 3 * ((size_t)y * 160 + (size_t)x);
+            crowded += p[0] == 255 && p[1] == 255 && p[2] == 255;
+        }
+    cr_expect_eq(crowded, 0, "%d white pixels run into the label at column %d", crowded, label_x);
+    image_free(&img);
+}
 
 Test(heat_map, tests) { expect_heat_map(SHADE_TESTS, "tests"); }
 
