@@ -41,12 +41,8 @@ static void print_json(const char *label, int scale_log2, const tree_result *r)
 {
     const kdtree_stats *st = &r->stats;
     printf("{");
-    printf("\"scene\": \"");
-    for (const char *p = label; *p; p++) { /* escape for JSON */
-        if (*p == '"' || *p == '\\') putchar('\\');
-        if ((unsigned char)*p >= 0x20) putchar(*p);
-    }
-    printf("\", \"scale_log2\": %d, \"builder\": \"%s\", \"n_tris\": %u, \"nodes\": %u, \"leaves\": %u, "
+    cli_json_string("scene", label);
+    printf(", \"scale_log2\": %d, \"builder\": \"%s\", \"n_tris\": %u, \"nodes\": %u, \"leaves\": %u, "
            "\"empty_leaves\": %u, \"max_depth\": %u, \"depth_limit\": %u, \"n_refs\": %llu, \"refs_per_tri\": ",
            scale_log2, r->builder, st->n_triangles, st->n_nodes, st->n_leaves, st->n_empty_leaves, st->max_depth,
            st->depth_limit, (unsigned long long)st->n_refs);

@@ -137,11 +137,11 @@ int tree_source_option(tree_source *ts, int c, const char *arg)
         return gpu_option(ts, c);
     case OPT_POOL_FACTOR:
         if (parse_pool_factor("--pool-factor", arg, &ts->pool_factor)) return -1;
-        ts->pool_sized = 1;
+        ts->pool_sized |= POOL_SIZED_FACTOR;
         return gpu_option(ts, c);
     case OPT_POOL_MB:
         if (cli_parse_u64("--pool-mb", arg, 1, POOL_MB_MAX, &ts->pool_mb)) return -1;
-        ts->pool_sized = 1;
+        ts->pool_sized |= POOL_SIZED_MB;
         return gpu_option(ts, c);
     case OPT_WATCHDOG:
         if (cli_parse_u64("--watchdog", arg, 0, WATCHDOG_MAX, &v)) return -1;
@@ -173,6 +173,10 @@ int tree_source_check(const tree_source *ts)
 {
     if (ts->cpu_given && ts->gpu_given) {
         cli_usage_error("give --cpu or --gpu, not both");
+        return -1;
+    }
+    if (ts->pool_sized == (POOL_SIZED_FACTOR | POOL_SIZED_MB)) {
+        cli_usage_error("--pool-factor and --pool-mb both size the pool: give one");
         return -1;
     }
     if (ts->pool_asked == 'a' && ts->pool_sized) {

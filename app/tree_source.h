@@ -14,14 +14,15 @@
 #endif
 
 typedef enum device_choice { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU } device_choice;
+enum { POOL_SIZED_FACTOR = 1, POOL_SIZED_MB = 2 };
 
 typedef struct tree_source {
     scene_source scene;
     device_choice device;
     int pool_asked;      /* --pool: 0 not given, 'a' auto, 'f' fixed */
-    int pool_sized;      /* --pool-factor or --pool-mb given: a fixed pool */
-    double pool_factor;  /* fixed pool = factor x root array bytes ... */
-    uint64_t pool_mb;    /* ... unless this is set */
+    int pool_sized;      /* POOL_SIZED_FACTOR, POOL_SIZED_MB: what was given (a fixed pool) */
+    double pool_factor;  /* fixed pool = factor x root array bytes, */
+    uint64_t pool_mb;    /* or this many MiB (one of the two is given, or neither) */
     double pool_start;   /* --pool auto: start at this factor (0: the default) */
     uint32_t repeat;     /* timed GPU builds after a warm-up */
     double watchdog_s;   /* a GPU build without progress this long is stuck */

@@ -123,12 +123,36 @@ void cli_json_number(double x)
     else printf("null");
 }
 
+/* The length of the well-formed UTF-8 sequence at p (1-4), or 0 where its
+ * bytes are not one (a stray continuation byte, a truncated or overlong
+ * sequence, a surrogate, or past U+10FFFF). */
+static int utf8_length(const unsigned char *p)
+{
+    unsigned c = p[0];
+    int n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0; /* the NUL that ends the string stops here too */
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0) || (c == 0xf0 && p[1] < 0x90) ||
+        (c == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
 void cli_json_string(const char *key, const char *text)
 {
     printf("\"%s\": \"", key);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"' || *p == '\\') putchar('\\');
-        if ((unsigned char)*p >= 0x20) putchar(*p);
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        int n = utf8_length(p);
+        if (n == 0) { /* not UTF-8, which JSON text must be: the replacement character */
+            printf("\\ufffd");
+            p++;
+        } else if (*p < 0x20) {
+            printf("\\u%04x", *p++);
+        } else {
+            if (*p == '"' || *p == '\\') putchar('\\');
+            fwrite(p, 1, (size_t)n, stdout);
+            p += n;
+        }
     }
     printf("\"");
 }

@@ -42,7 +42,8 @@ uint64_t cli_triangles_max(void);
  * has no NaN or infinity). */
 void cli_json_number(double x);
 /* Prints "key": "text" on stdout, quotes and backslashes escaped, control
- * characters dropped. */
+ * characters as \u00XX, and each byte that is not part of well-formed
+ * UTF-8 as \ufffd (a file name may hold any bytes; JSON text is UTF-8). */
 void cli_json_string(const char *key, const char *text);
 
 /* An output option's file: "-" names standard output (/dev/stdout). */

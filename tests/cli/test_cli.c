@@ -111,6 +111,8 @@ Test(cli, bad_pool_options)
                        "--pool auto --pool-factor 20");
     expect_usage_error(KDALLOC("render", "-o", TMP("pool.png"), "--pool-mb", "64", "--pool", "auto"), "--pool auto",
                        "--pool-mb 64 --pool auto");
+    expect_usage_error(KDALLOC("build", "--pool-factor", "10", "--pool-mb", "10"), "give one",
+                       "--pool-factor 10 --pool-mb 10");
     expect_usage_error(KDALLOC("build", "--pool", "fixed", "--pool-start", "2"), "--pool-start",
                        "--pool fixed --pool-start 2");
     expect_usage_error(KDALLOC("build", "--pool-factor", "20", "--pool-start", "2"), "--pool-start",
@@ -561,6 +563,20 @@ Test(cli, json_keeps_small_numbers)
     double in_json = strtod(json + strlen("\"ao_radius\": "), NULL), in_text = strtod(text + strlen("out to "), NULL);
     cr_expect(in_json > 0.0 && fabs(in_json - in_text) <= 1e-6 * in_text, "ao radius %g in the JSON, %g in the text",
               in_json, in_text);
+    run_result_free(&r);
+    unlink(path);
+}
+
+/* A file name with a tab and a byte that is not UTF-8: the JSON escapes
+ * the one and replaces the other, so it stays JSON. */
+Test(cli, json_escapes_a_file_name)
+{
+    const char *path = TMP("tab\tname\xff.obj");
+    write_whole_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    run_result r = KDALLOC("build", "--cpu", "--json", path);
+    expect_status(&r, 0, "build --json of a file with a tab and 0xff in its name");
+    expect_json(r.out, "build --json");
+    expect_contains(r.out, "tab\\u0009name\\ufffd.obj\"", "build --json");
     run_result_free(&r);
     unlink(path);
 }
