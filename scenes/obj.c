@@ -20,14 +20,16 @@
  * Every other statement is ignored without error: o g s usemtl mtllib vp l p,
  * free-form geometry (cstype deg curv surf ...) and vendor extensions carry
  * nothing a triangle mesh of positions needs.  (So a misspelt keyword is
- * skipped silently too; "#" starts a comment only as a line's first token.)
+ * skipped too: where no triangle is read, the error names the first line
+ * that starts with no OBJ keyword; "#" starts a comment only as a line's
+ * first token.)
  *
  * Lexical rules: tokens are separated by blanks (obj_lex.h), so CRLF files
  * read like LF ones; blank lines, leading and trailing blanks and a
  * missing final newline are fine; a backslash ending a line (before LF or
  * CRLF) joins it to the next, comments included; a UTF-8 byte-order mark at
- * the start is skipped; text whose lines end in CR alone is one line, and its
- * error says so.  Numbers are decimal (obj_number.h); "nan", "inf"
+ * the start is skipped; lines that end in CR alone run into the next, and
+ * an error then says so.  Numbers are decimal (obj_number.h); "nan", "inf"
  * (non-finite), hexadecimal floats (malformed) and values beyond the float
  * range (about 3.4e38) are errors.  Indices are 1-based; a negative one
  * counts back from the elements of its kind read so far (-1 = the latest); a
@@ -86,6 +88,8 @@ typedef struct obj_parser {
     uint64_t count[N_KINDS];    /* v, vt, vn lines read so far */
     uint64_t max_ref[N_KINDS];  /* largest positive index of each kind seen */
     uint64_t limit[N_KINDS];    /* largest positive index allowed */
+    size_t stranger_line;       /* the first statement that is no OBJ keyword (for "no triangles") */
+    char stranger[16];          /* its keyword, cut to fit */
 } obj_parser;
 
 static void parser_init(obj_parser *ps, const char *name, char *err, size_t errlen,
@@ -404,6 +408,21 @@ static int parse_face(obj_parser *ps, const char **pp, const char *end)
     return 0;
 }
 
+/* Whether kw is a statement of the OBJ format (Wavefront's list; all but
+ * v, vt, vn and f are skipped), so that a file without triangles can name
+ * the first line that is none, often a misspelt or capitalised "f". */
+static int obj_keyword(const char *kw, size_t n)
+{
+    static const char *const known[] = {"v",     "vt",     "vn",    "vp",     "f",      "l",      "p",     "o",
+                                        "g",     "s",      "mg",    "usemtl", "mtllib", "cstype", "deg",   "bmat",
+                                        "step",  "curv",   "curv2", "surf",   "parm",   "trim",   "hole",  "scrv",
+                                        "sp",    "end",    "con",   "maplib", "usemap", "lod",    "bevel", "c_interp",
+                                        "d_interp", "ctech", "stech", "shadow_obj", "trace_obj", "call", "csh", "res"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strlen(known[i]) == n && memcmp(known[i], kw, n) == 0) return 1;
+    return 0;
+}
+
 /* One pass over the text. */
 static int parse_pass(obj_parser *ps, const char *p, const char *end)
 {
@@ -427,6 +446,10 @@ static int parse_pass(obj_parser *ps, const char *p, const char *end)
         } else {
             if (kw_len == 2 && kw[0] == 'v' && kw[1] == 't') ps->count[KIND_VT]++;
             if (kw_len == 2 && kw[0] == 'v' && kw[1] == 'n') ps->count[KIND_VN]++;
+            if (!ps->stranger_line && kw[0] != '#' && !obj_keyword(kw, kw_len)) {
+                ps->stranger_line = ps->line;
+                snprintf(ps->stranger, sizeof ps->stranger, "%.*s", (int)(kw_len < 15 ? kw_len : 15), kw);
+            }
             p = skip_statement(ps, p, end);
         }
     }
@@ -466,14 +489,17 @@ static void *shrink(void *array, size_t n)
     return smaller ? smaller : array;
 }
 
-/* Text whose lines end in CR alone (old Mac files) reads as one line: its
- * error (often "no triangles", the line being a comment) says why.  One CR
- * ending the text is a one-line file's CRLF cut short, not the cause. */
+/* Lines that end in CR alone (old Mac files) read as one line with the
+ * next: the error (often "no triangles", the line being a comment, or a
+ * malformed statement where two ran together) says why.  One CR ending
+ * the text is a one-line file's CRLF cut short, not the cause. */
 static void hint_cr_only(const char *text, size_t len, char *err, size_t errlen)
 {
     size_t n = strlen(err);
-    if (!memchr(text, '\n', len) && memchr(text, '\r', len - 1) && n < errlen)
-        snprintf(err + n, errlen - n, " (the file's lines end in CR alone, as old Mac files do; OBJ lines end "
+    const char *cr = text, *last = text + len - 1;
+    while ((cr = memchr(cr, '\r', (size_t)(last - cr))) && cr[1] == '\n') cr++;
+    if (cr && n < errlen)
+        snprintf(err + n, errlen - n, " (lines of the file end in CR alone, as old Mac files do; OBJ lines end "
                  "in LF or CRLF)");
 }
 
@@ -499,7 +525,11 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
         return -1;
     }
     if (ps.n_t == 0) {
-        snprintf(err, errlen, "%s: no triangles", name);
+        if (ps.stranger_line) /* cut to 15 bytes; may split a UTF-8 character, harmless in a message */
+            snprintf(err, errlen, "%s: no triangles (line %zu starts with '%s', which is no OBJ statement; faces "
+                     "are 'f' lines)", name, ps.stranger_line, ps.stranger);
+        else
+            snprintf(err, errlen, "%s: no triangles", name);
         hint_cr_only(text, len, err, errlen);
         parser_free(&ps);
         return -1;

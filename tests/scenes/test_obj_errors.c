@@ -38,9 +38,13 @@ Test(errors, malformed_numbers)
         /* lines ended by CR alone are one line: the error says why; a lone
          * CR ending a one-line file is not the cause */
         {"v 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2 3\r",
-         "t.obj:1: malformed number \"v\" (the file's lines end in CR alone, as old Mac files do; OBJ lines end "
+         "t.obj:1: malformed number \"v\" (lines of the file end in CR alone, as old Mac files do; OBJ lines end "
          "in LF or CRLF)"},
         {"v 0 0 x\r", "t.obj:1: malformed number \"x\""},
+        /* some lines ended by CR alone among LF ones: two ran together */
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\rf 1 2 3\n",
+         "t.obj:3: malformed number \"f\" (lines of the file end in CR alone, as old Mac files do; OBJ lines end "
+         "in LF or CRLF)"},
         /* a comment after a statement: OBJ has none there; the error says so */
         {"v 1 2 3 # origin\n",
          "t.obj:1: malformed number \"#\" ('#' starts a comment only as the first token of a line)"},
@@ -170,9 +174,12 @@ Test(errors, no_triangles)
         {"\n\n# only a comment\n", "t.obj: no triangles"},
         {TRI3, "t.obj: no triangles"},
         {TRI3 "l 1 2 3\np 1\n", "t.obj: no triangles"},
+        /* a face misspelt: the first line that starts with no OBJ keyword */
+        {TRI3 "o thing\nF 1 2 3\nface 1 2 3\n",
+         "t.obj: no triangles (line 5 starts with 'F', which is no OBJ statement; faces are 'f' lines)"},
         /* CR-only line ends after a comment: one comment line */
         {"# exported\rv 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2 3\r",
-         "t.obj: no triangles (the file's lines end in CR alone, as old Mac files do; OBJ lines end in LF or CRLF)"},
+         "t.obj: no triangles (lines of the file end in CR alone, as old Mac files do; OBJ lines end in LF or CRLF)"},
     };
     EXPECT_ERRORS(cases);
 }
