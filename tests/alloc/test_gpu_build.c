@@ -246,10 +246,7 @@ Test(gpu_build, a_fan_of_slivers_keeps_to_the_reference_budget, .timeout = 300)
 {
     require_gpu();
     enum { N = 2000 };
-    double(*xy)[2] = regular_polygon(N + 2);
-    cr_assert_not_null(xy);
-    char *text = polygon_obj((const double(*)[2])xy, N + 2, POLYGON_FAN);
-    free(xy);
+    char *text = fan_obj(N);
     cr_assert_not_null(text);
     scene s;
     cr_assert_eq(scene_parse_obj(text, strlen(text), "fan.obj", &s, err, sizeof err), 0, "%s", err);

@@ -22,6 +22,14 @@ static size_t face_line(char *text, size_t cap, size_t n)
     return k + (size_t)snprintf(text + k, cap - k, "\n");
 }
 
+char *fan_obj(size_t n)
+{
+    double(*xy)[2] = regular_polygon(n + 2);
+    char *text = xy ? polygon_obj((const double(*)[2])xy, n + 2, POLYGON_FAN) : NULL;
+    free(xy);
+    return text;
+}
+
 char *polygon_obj(const double (*xy)[2], size_t n, polygon_place place)
 {
     size_t cap = n * 104 + 16, k = 0; /* a v line is at most 55 bytes, a corner 21, a fan's f line 46 */

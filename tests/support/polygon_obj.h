@@ -23,6 +23,10 @@ typedef enum polygon_place {
  * free(), or NULL without memory. */
 double (*regular_polygon(size_t n))[2];
 
+/* A fan of n slivers that meet at one corner: polygon_obj of the regular
+ * (n + 2)-gon with POLYGON_FAN.  Text to free(), or NULL without memory. */
+char *fan_obj(size_t n);
+
 /* The corners xy[0..n-1] as n v lines (%.9g) placed by `place`, and one f
  * line naming them in order (the fan's n - 2): text to free(), or NULL
  * without memory. */
