@@ -143,10 +143,12 @@ int kdtree_max_depth(uint32_t n_triangles);
  * node holds is taken only when N_L + N_R <= R N, and gives both children
  * R N / (N_L + N_R).  The references below a node never exceed R N (up
  * to rounding), so a tree holds at most KDTREE_BUDGET references a
- * triangle.  No CPU tree of the shared scenes meets a budget of 1024 (at
- * 256 the Conference's and Sponza's do, by a few nodes), so it changes
- * only trees like the fan (10,000 slivers: 805 references a triangle,
- * 0.27 s).
+ * triangle.  No tree of the nine shared OBJ scenes meets a budget of
+ * 1024, on the CPU or the GPU (at 256 the CPU's Conference and Sponza do,
+ * by a few nodes; the GPU's binned splits duplicate more, and its built-in
+ * atrium and spheres lose 2 and 6 of 1.4 and 1.6 million nodes), so it
+ * changes trees like the fan (10,000 slivers: 805 references a triangle,
+ * 0.27 s on the CPU).
  *
  * A node's depth and R travel in one word (a GPU task's): the depth in the
  * low 8 bits, R's float bits above them (R rounded down to 15 bits of
