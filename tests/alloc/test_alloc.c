@@ -53,6 +53,7 @@ static const documented documented_traits[] = {
     {"fdgmalloc", "FDGMalloc", 0, 0, 1, 0, 0, 0},
     {"slabbump", "SlabBump", 1, 1, 1, 0, 1, 64ull << 10},
     {"countedbump", "CountedBump", 1, 1, 1, 0, 1, 64ull << 10},
+    {"gallatin", "Gallatin", 1, 0, 0, 0, 1, 1ull << 30}, /* a peer, built with -DKDA_PEERS=ON */
 };
 
 /* The allocator's answers about itself (and whether its algorithm runs on
