@@ -37,7 +37,7 @@ int cmd_gen(int argc, char **argv)
     opterr = 0; /* cli_option_error says what was wrong */
     for (int c; (c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1;) {
         switch (c) {
-        case 'o': output = cli_output_path(optarg); break;
+        case 'o': output = optarg; break;
         case 'n':
             if (cli_parse_u64("--triangles", optarg, 1, cli_triangles_max(), &src.triangles)) return 2;
             break;
@@ -69,12 +69,12 @@ int cmd_gen(int argc, char **argv)
     if (cli_load_scene(&src, &s, label, sizeof label)) return 1;
     progress p;
     char doing[300];
-    snprintf(doing, sizeof doing, "writing %s", output);
+    snprintf(doing, sizeof doing, "writing %s", outfile_name(output));
     progress_begin(&p, doing, 0);
     int rc = scene_write_obj(&s, output, err, sizeof err);
     progress_end(&p);
     if (rc) cli_error("%s", err);
-    else fprintf(stderr, "wrote %s\n", output);
+    else fprintf(stderr, "wrote %s\n", outfile_name(output));
     scene_free(&s);
     return rc ? 1 : 0;
 }

@@ -162,7 +162,7 @@ static int parse_render_args(int argc, char **argv, render_request *rq, tree_sou
         if (r == 1) continue;
         if (r < 0) return -1;
         switch (c) {
-        case 'o': rq->output = cli_output_path(optarg); break;
+        case 'o': rq->output = optarg; break;
         case OPT_W:
         case OPT_H:
             if (cli_parse_u64(c == OPT_W ? "--width" : "--height", optarg, 1, CAMERA_MAX_SIDE, &v)) return -1;
@@ -458,10 +458,11 @@ static void print_json(const render_request *rq, const char *label, const scene 
     printf("}\n");
 }
 
-/* Whether the output is the file standard output writes to. */
+/* Whether the output is standard output: "-", or the file it writes to. */
 static int output_is_stdout(const render_request *rq)
 {
     struct stat out, std;
+    if (!strcmp(rq->output, "-")) return 1;
     return stat(rq->output, &out) == 0 && fstat(STDOUT_FILENO, &std) == 0 && std.st_dev == out.st_dev &&
            std.st_ino == out.st_ino;
 }
@@ -472,14 +473,14 @@ static int output_is_stdout(const render_request *rq)
 static int output_conflicts(const render_request *rq, const tree_source *ts)
 {
     struct stat out, other;
-    if (stat(rq->output, &out)) return 0; /* a new file */
+    if (rq->json && output_is_stdout(rq)) {
+        cli_usage_error("-o %s is standard output, where --json prints: write the PNG to a file", rq->output);
+        return 1;
+    }
+    if (stat(rq->output, &out)) return 0; /* a new file, or standard output */
     if (ts->scene.path && stat(ts->scene.path, &other) == 0 && other.st_dev == out.st_dev &&
         other.st_ino == out.st_ino) {
         cli_usage_error("-o %s is the scene file itself: the PNG would overwrite it", rq->output);
-        return 1;
-    }
-    if (rq->json && output_is_stdout(rq)) {
-        cli_usage_error("-o %s is standard output, where --json prints: write the PNG to a file", rq->output);
         return 1;
     }
     return 0;
@@ -542,7 +543,7 @@ int cmd_render(int argc, char **argv)
             cli_error("%s", err);
             rc = 1;
         } else {
-            fprintf(info, "wrote %s\n", rq.output);
+            fprintf(info, "wrote %s\n", outfile_name(rq.output));
         }
     }
     validation v;

@@ -209,8 +209,6 @@ int cli_scene_check(const scene_source *src)
     return 0;
 }
 
-const char *cli_output_path(const char *arg) { return strcmp(arg, "-") ? arg : "/dev/stdout"; }
-
 int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
     char *end;

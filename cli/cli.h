@@ -46,9 +46,6 @@ void cli_json_number(double x);
  * UTF-8 as \ufffd (a file name may hold any bytes; JSON text is UTF-8). */
 void cli_json_string(const char *key, const char *text);
 
-/* An output option's file: "-" names standard output (/dev/stdout). */
-const char *cli_output_path(const char *arg);
-
 /* Strict number parsing for option values; they print the usage error. */
 int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out);
 int cli_parse_float(const char *opt, const char *text, float *out);

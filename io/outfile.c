@@ -39,9 +39,16 @@ static int dangling_link(const char *path)
     return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
+const char *outfile_name(const char *path) { return strcmp(path, "-") ? path : "standard output"; }
+
 int outfile_check(const char *path, char *err, size_t errlen)
 {
     struct stat st;
+    if (!strcmp(path, "-")) {
+        if (fstat(STDOUT_FILENO, &st) == 0) return 0;
+        snprintf(err, errlen, "standard output: cannot write: %s", strerror(errno));
+        return -1;
+    }
     int exists = 0;
     size_t len = strlen(path);
     if (len == 0) {
@@ -141,8 +148,14 @@ static int open_temp(outfile *o, const struct stat *old)
 int outfile_open(outfile *o, const char *path, const char *what, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
-    o->path = path;
+    o->path = outfile_name(path);
     o->what = what;
+    if (!strcmp(path, "-")) { /* written directly; closing the copy leaves standard output open */
+        int fd = dup(STDOUT_FILENO);
+        o->f = fd < 0 ? NULL : fdopen(fd, "wb");
+        if (!o->f && fd >= 0) close(fd);
+        return o->f ? 0 : open_failed(o, cause(), err, errlen);
+    }
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (!exists && dangling_link(path)) {

@@ -17,6 +17,10 @@
  *  - An existing target that is not a regular file (/dev/stdout, /dev/full,
  *    a FIFO) cannot be renamed over: it is written directly, and every
  *    write, flush and close is still checked.
+ *  - The path "-" is standard output, written directly through a copy of
+ *    its descriptor whatever it is (a file it was redirected to is written
+ *    where it stands, appended to with >>, never replaced); messages call
+ *    it "standard output".
  *  - Every error is one line in err, "PATH: cannot write WHAT: REASON"
  *    (WHAT as given to outfile_open, REASON strerror's), and -1.
  *
@@ -42,6 +46,9 @@ typedef struct outfile {
  * directory, its directory exists and is writable, and an existing target
  * is writable.  Returns 0, or -1 with "PATH: cannot write: REASON". */
 int outfile_check(const char *path, char *err, size_t errlen);
+
+/* How messages name path: "standard output" for "-", else the path. */
+const char *outfile_name(const char *path);
 
 /* Opens the temporary file (or the target itself, see above). */
 int outfile_open(outfile *o, const char *path, const char *what, char *err, size_t errlen);

@@ -491,14 +491,22 @@ static void *shrink(void *array, size_t n)
 
 /* Lines that end in CR alone (old Mac files) read as one line with the
  * next: the error (often "no triangles", the line being a comment, or a
- * malformed statement where two ran together) says why.  One CR ending
- * the text is a one-line file's CRLF cut short, not the cause. */
-static void hint_cr_only(const char *text, size_t len, char *err, size_t errlen)
+ * malformed statement where two ran together) says why, where the line it
+ * names (`line`; 0: the whole text) holds such a CR.  One CR ending the
+ * text is a one-line file's CRLF cut short, not the cause. */
+static void hint_cr_only(const char *text, size_t len, size_t line, char *err, size_t errlen)
 {
     size_t n = strlen(err);
-    const char *cr = text, *last = text + len - 1;
-    while ((cr = memchr(cr, '\r', (size_t)(last - cr))) && cr[1] == '\n') cr++;
-    if (cr && n < errlen)
+    const char *from = text, *last = text + len - 1; /* a CR before last has a byte after it */
+    for (size_t l = 1; l < line; l++) { /* to the start of that line */
+        const char *end = memchr(from, '\n', (size_t)(text + len - from));
+        if (!end) return;
+        from = end + 1;
+    }
+    const char *nl = line ? memchr(from, '\n', (size_t)(text + len - from)) : NULL, *to = nl ? nl : last;
+    const char *cr = from;
+    while (cr < to && (cr = memchr(cr, '\r', (size_t)(to - cr))) && cr[1] == '\n') cr++;
+    if (cr && cr < to && n < errlen)
         snprintf(err + n, errlen - n, " (lines of the file end in CR alone, as old Mac files do; OBJ lines end "
                  "in LF or CRLF)");
 }
@@ -520,7 +528,7 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
     obj_parser ps;
     parser_init(&ps, name, err, errlen, unlimited);
     if (parse_checked(&ps, text, len) || cut_faces(&ps)) {
-        hint_cr_only(text, len, err, errlen);
+        hint_cr_only(text, len, ps.line, err, errlen);
         parser_free(&ps);
         return -1;
     }
@@ -530,7 +538,7 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
                      "are 'f' lines)", name, ps.stranger_line, ps.stranger);
         else
             snprintf(err, errlen, "%s: no triangles", name);
-        hint_cr_only(text, len, err, errlen);
+        hint_cr_only(text, len, 0, err, errlen);
         parser_free(&ps);
         return -1;
     }

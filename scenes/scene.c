@@ -94,6 +94,10 @@ static void sink_line(obj_sink *k, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    if (n < 0 || n >= (int)sizeof line) { /* no line of this writer is that long */
+        k->o.error = EOVERFLOW;
+        return;
+    }
     if (!k->gz) outfile_write(&k->o, line, (size_t)n);
     else if (errno = 0, gzwrite(k->gz, line, (unsigned)n) != n) k->o.error = gz_cause(k->gz);
 }
@@ -111,6 +115,7 @@ int scene_write_obj(const scene *s, const char *path, char *err, size_t errlen)
     static char buf[1 << 16];
     setvbuf(k.o.f, buf, _IOFBF, sizeof buf);
     if (ends_in_gz(path)) {
+        errno = 0;
         int fd = dup(fileno(k.o.f));
         k.gz = fd < 0 ? NULL : gzdopen(fd, "wb");
         if (!k.gz) {

@@ -228,6 +228,15 @@ Test(cli_output, gen_compresses_a_gz_name)
     scene s = expect_generated(path, "flat", 100);
     scene_free(&s);
     unlink(path);
+    const char *out = TMP("gen_out.obj.gz"); /* a link to standard output: gzip there too */
+    unlink(out);
+    cr_assert_eq(symlink("/dev/stdout", out), 0);
+    r = KDALLOC("gen", "flat", "--triangles", "10", "-o", out);
+    expect_status(&r, 0, "gen flat -o a .gz link to /dev/stdout");
+    cr_expect((unsigned char)r.out[0] == 0x1f && (unsigned char)r.out[1] == 0x8b, "standard output is not gzip: %.20s",
+              r.out);
+    run_result_free(&r);
+    unlink(out);
     const char *full = TMP("gen_full.obj.gz"); /* a link to /dev/full: zlib's writes fail there */
     unlink(full);
     cr_assert_eq(symlink("/dev/full", full), 0);
@@ -363,13 +372,13 @@ Test(cli_output, dash_writes_standard_output_and_nothing_else)
     expect_status(&r, 0, "render -o -");
     cr_expect(memcmp(r.out, "\x89PNG\r\n\x1a\n", 8) == 0, "standard output does not start with a PNG signature: %.60s",
               r.out);
-    expect_contains(r.err, "wrote /dev/stdout", "render -o -");
+    expect_contains(r.err, "wrote standard output", "render -o -");
     expect_contains(r.err, "tree: ", "render -o -");
     run_result_free(&r);
     r = KDALLOC("gen", "flat", "--triangles", "10", "-o", "-");
     expect_status(&r, 0, "gen -o -");
     cr_expect(strncmp(r.out, "# written by kdalloc", 20) == 0, "gen -o - printed: %.60s", r.out);
-    expect_contains(r.err, "wrote /dev/stdout", "gen -o -");
+    expect_contains(r.err, "wrote standard output", "gen -o -");
     run_result_free(&r);
 }
 
