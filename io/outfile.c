@@ -41,6 +41,23 @@ static int dangling_link(const char *path)
 
 const char *outfile_name(const char *path) { return strcmp(path, "-") ? path : "standard output"; }
 
+/* Whether a file can be made in dir: one is made and removed (0, or the
+ * errno of the failure). */
+static int probe_dir(const char *dir)
+{
+    size_t n = strlen(dir) + sizeof "/.kdalloc.probe.XXXXXX";
+    char *name = malloc(n);
+    if (!name) return ENOMEM;
+    snprintf(name, n, "%s/.kdalloc.probe.XXXXXX", dir);
+    int fd = mkstemp(name), e = fd < 0 ? cause() : 0;
+    if (fd >= 0) {
+        close(fd);
+        unlink(name);
+    }
+    free(name);
+    return e;
+}
+
 int outfile_check(const char *path, char *err, size_t errlen)
 {
     struct stat st;
@@ -88,6 +105,9 @@ int outfile_check(const char *path, char *err, size_t errlen)
         rc = -1;
     } else if (access(dir, W_OK | X_OK)) {
         snprintf(err, errlen, "%s: cannot write: directory %s is not writable: %s", path, dir, strerror(errno));
+        rc = -1;
+    } else if ((rc = probe_dir(dir)) != 0) { /* access() answers yes to root where no file can be made (/proc) */
+        snprintf(err, errlen, "%s: cannot write: directory %s takes no new file: %s", path, dir, strerror(rc));
         rc = -1;
     }
     free(dir);

@@ -43,8 +43,9 @@ typedef struct outfile {
 } outfile;
 
 /* Checks that path can be written without writing it: it is not a
- * directory, its directory exists and is writable, and an existing target
- * is writable.  Returns 0, or -1 with "PATH: cannot write: REASON". */
+ * directory, its directory exists and takes a new file (one is made there
+ * and removed), and an existing target is writable.  Returns 0, or -1 with
+ * "PATH: cannot write: REASON". */
 int outfile_check(const char *path, char *err, size_t errlen);
 
 /* How messages name path: "standard output" for "-", else the path. */

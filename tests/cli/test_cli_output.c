@@ -315,6 +315,9 @@ Test(cli_output, bad_output_paths_are_refused_first)
     const char *under_file = TMP("plain_file/out.png");
     expect_refused(KDALLOC("render", "--cpu", "-o", under_file), under_file, strerror(ENOTDIR),
                    "render under a plain file");
+    /* /proc takes no new file, though access() lets root write there */
+    expect_refused(KDALLOC("render", "--cpu", "-o", "/proc/out.png"), "/proc/out.png", "cannot write",
+                   "render into /proc");
 }
 
 /* ------------------------------------------------------------------------
