@@ -13,7 +13,7 @@
 #define LIVE 4 /* blocks a warp holds at once */
 
 typedef struct stress_counters {
-    unsigned long long allocations, nulls, corrupt, misaligned, outside;
+    unsigned long long allocations, nulls, corrupt, misaligned, outside, split;
 } stress_counters;
 
 static __device__ uint64_t mix64(uint64_t z)
@@ -62,7 +62,7 @@ __global__ void stress_kernel(kda_heap heap, uint32_t warps, uint32_t iterations
     uint32_t *block[LIVE] = {0};
     uint32_t words[LIVE] = {0};
     uint64_t key[LIVE] = {0};
-    unsigned long long allocations = 0, nulls = 0, corrupt = 0, misaligned = 0, outside = 0;
+    unsigned long long allocations = 0, nulls = 0, corrupt = 0, misaligned = 0, outside = 0, split = 0;
     for (uint32_t it = 0; it < iterations + LIVE; it++) {
         uint32_t s = it % LIVE;
         if (block[s]) { /* check and free the oldest */
@@ -93,11 +93,14 @@ __global__ void stress_kernel(kda_heap heap, uint32_t warps, uint32_t iterations
             allocations++;
             if (!p) nulls++;
         }
-        if (!p) continue;
-        int ok = usable(&heap, p, size);
-        if (!ok && (coalesced || own || lane == 0)) count_unusable(p, &misaligned, &outside);
-        if (coalesced) ok = __all_sync(0xffffffffu, ok); /* a block's parts are written and freed together */
-        if (!ok) continue; /* counted, left alone: neither written nor freed */
+        int ok = p && usable(&heap, p, size);
+        if (p && !ok && (coalesced || own || lane == 0)) count_unusable(p, &misaligned, &outside);
+        if (coalesced) { /* the whole warp decides, before any lane leaves: a block's parts are kept together */
+            unsigned got = __ballot_sync(0xffffffffu, p != NULL);
+            split += lane == 0 && got != 0 && got != 0xffffffffu; /* NULL is all lanes' or none's */
+            ok = __all_sync(0xffffffffu, ok);
+        }
+        if (!ok) continue; /* NULL, or counted and left alone: neither written nor freed */
         block[s] = p;
         words[s] = size / 4;
         key[s] = r;
@@ -111,6 +114,7 @@ __global__ void stress_kernel(kda_heap heap, uint32_t warps, uint32_t iterations
     atomicAdd(&out->corrupt, corrupt);
     atomicAdd(&out->misaligned, misaligned);
     atomicAdd(&out->outside, outside);
+    atomicAdd(&out->split, split);
 }
 
 /* The key of the j-th block a warp chains in the fill (its size and pattern). */
@@ -213,6 +217,7 @@ static int counters_take(stress_counters *d, cudaError_t e, gpu_stress_result *r
     res->corrupt = h.corrupt;
     res->misaligned = h.misaligned;
     res->outside = h.outside;
+    res->split = h.split;
     return 0;
 }
 

@@ -27,6 +27,8 @@ static void expect_clean(const gpu_stress_result *r, const char *what)
     cr_assert_eq(r->corrupt, 0, "%s: %llu overwritten blocks", what, (unsigned long long)r->corrupt);
     cr_assert_eq(r->misaligned, 0, "%s: %llu misaligned pointers", what, (unsigned long long)r->misaligned);
     cr_assert_eq(r->outside, 0, "%s: %llu blocks outside the pool", what, (unsigned long long)r->outside);
+    cr_assert_eq(r->split, 0, "%s: %llu warp requests with NULL for some lanes only", what,
+                 (unsigned long long)r->split);
 }
 
 #if !defined(KDA_ALLOC_HAS_CHUNK_LIST)
