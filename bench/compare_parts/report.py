@@ -149,13 +149,15 @@ def tables_apart(counts):
     if not named or len(tally) == 1:
         return ""
     main = max(named, key=lambda c: named[c])
-    apart = []
+    groups = {}  # where -> the tables measured there, in the page's order
     for part, label in RECORD_PARTS:
         others = [c for c in counts.get(part, {}) if c != main]
         if others:
             whole = main not in counts[part]
             where = " and ".join("at `%s`" % c if c else "before records named their commit" for c in others)
-            apart.append("%s%s %s" % (label, "" if whole else " in part", where))
+            groups.setdefault(where, []).append(label + ("" if whole else " in part"))
+    apart = ["%s %s" % (labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1], where)
+             for where, labels in groups.items()]
     return "  Tables measured at `%s`, but: %s." % (main, "; ".join(apart)) if apart else ""
 
 

@@ -38,6 +38,14 @@ class TablesApart(unittest.TestCase):
         self.assertNotIn("the survey", got)
         self.assertNotIn("Table 3", got)
 
+    def test_tables_at_one_other_commit_are_named_together(self):
+        d = write_runs([("survey|a", "c1"), ("survey|b", "c1"), ("rays|a", "c1"),
+                        ("ds_table3|a", "c2"), ("embree|a", "c2"), ("list|a", "c3")])
+        got = tables_apart(record_counts(d))
+        self.assertRegex(got, r"Table 3[^;]* and Embree's builds at `c2`")
+        self.assertEqual(got.count("`c2`"), 1)
+        self.assertIn("the list workload at `c3`", got)
+
     def test_the_checks_count_by_their_commit(self):
         d = write_runs([("ds_table3|a", "c1"), ("embree|a", "c1")])
         os.mkdir(os.path.join(d, "checks"))
