@@ -107,9 +107,15 @@ int cli_load_scene(const scene_source *src, scene *s, char *label, size_t label_
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
-    fprintf(stderr, "scene: %s: %u triangles, %u vertices", label, s->n_triangles, s->n_vertices);
+    fprintf(stderr, "scene: %s: %u triangle%s, %u vertices", label, s->n_triangles, s->n_triangles == 1 ? "" : "s",
+            s->n_vertices);
     if (s->n_degenerate) fprintf(stderr, ", %u degenerate (zero-area) triangles kept", s->n_degenerate);
     fprintf(stderr, " (%.0f ms)\n", ms);
+    if (s->n_skipped) /* a misspelt "f" drops faces: said, not silent */
+        fprintf(stderr, "scene: warning: %s:%llu: '%s' is no OBJ statement; line skipped (%llu such line%s in all; "
+                        "faces are 'f' lines)\n",
+                label, (unsigned long long)s->skipped_line, s->skipped, (unsigned long long)s->n_skipped,
+                s->n_skipped == 1 ? "" : "s");
     if (!src->as_generated && scene_normalize(s))
         fprintf(stderr, "scene: coordinates scaled by 2^%d (exact), as their magnitude is outside [%g, %g] "
                         "where no float product overflows or underflows; cameras are in the file's units\n",

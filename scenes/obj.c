@@ -16,13 +16,16 @@
  *                   once the vertices it names are read.
  *   vt, vn          counted, so that t and n indices can be range-checked;
  *                   their numbers are not read.
- *   # ...           a comment.
+ *   # ...           a comment, as a line's first token or after the numbers
+ *                   or corners of a v or f line (a token that starts with
+ *                   '#' ends the statement).
  * Every other statement is ignored without error: o g s usemtl mtllib vp l p,
  * free-form geometry (cstype deg curv surf ...) and vendor extensions carry
- * nothing a triangle mesh of positions needs.  (So a misspelt keyword is
- * skipped too: where no triangle is read, the error names the first line
- * that starts with no OBJ keyword; "#" starts a comment only as a line's
- * first token.)
+ * nothing a triangle mesh of positions needs.  A line whose first token is
+ * no OBJ keyword at all (often a misspelt or capitalised "f") is skipped as
+ * well, but counted: the scene reports the first (scene.h), and where no
+ * triangle is read the error names it.  Tokens quoted in messages show
+ * bytes outside printable ASCII as \xNN.
  *
  * Lexical rules: tokens are separated by blanks (obj_lex.h), so CRLF files
  * read like LF ones; blank lines, leading and trailing blanks and a
@@ -88,8 +91,10 @@ typedef struct obj_parser {
     uint64_t count[N_KINDS];    /* v, vt, vn lines read so far */
     uint64_t max_ref[N_KINDS];  /* largest positive index of each kind seen */
     uint64_t limit[N_KINDS];    /* largest positive index allowed */
-    size_t stranger_line;       /* the first statement that is no OBJ keyword (for "no triangles") */
-    char stranger[16];          /* its keyword, cut to fit */
+    uint64_t n_stranger;        /* lines whose first token is no OBJ keyword */
+    size_t stranger_line;       /* the first of them */
+    char stranger[SCENE_TOKEN_SHOWN]; /* its keyword, as show_token writes it */
+    char shown[SCENE_TOKEN_SHOWN];    /* the token quoted in an error */
 } obj_parser;
 
 static void parser_init(obj_parser *ps, const char *name, char *err, size_t errlen,
@@ -110,6 +115,26 @@ static void parser_free(obj_parser *ps)
     free(ps->corner);
     free(ps->face);
     free(ps->face_c);
+}
+
+/* Writes a token of `len` bytes as a message may quote it into buf (size
+ * bytes, at least 8): printable ASCII as it is, every other byte as \xNN, so
+ * that a stray control or non-ASCII byte cannot garble the terminal; "..."
+ * ends a token cut to fit.  Returns buf. */
+static const char *show_token(char *buf, size_t size, const char *tok, size_t len)
+{
+    size_t o = 0, i = 0;
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)tok[i];
+        size_t need = c >= 0x21 && c <= 0x7e ? 1 : 4;
+        if (o + need + 4 > size) break; /* room for "..." and the NUL */
+        if (need == 1) buf[o] = (char)c;
+        else snprintf(buf + o, 5, "\\x%02x", c);
+        o += need;
+    }
+    if (i < len) memcpy(buf + o, "...", 3), o += 3;
+    buf[o] = '\0';
+    return buf;
 }
 
 /* Writes "name:line: " and the formatted message into ps->err; returns -1. */
@@ -209,12 +234,18 @@ static int keep_face(obj_parser *ps, size_t tri, size_t n, size_t line)
  * Lexing
  * ------------------------------------------------------------------------ */
 
-/* Length of the token at p, for quoting it in a message (at most 40). */
-static int token_len(const char *p, const char *end)
+/* Length of the token at p. */
+static size_t token_len(const char *p, const char *end)
 {
-    int n = 0;
-    while (p + n < end && n < 40 && !obj_is_blank(p[n]) && p[n] != '\n') n++;
+    size_t n = 0;
+    while (p + n < end && !obj_is_blank(p[n]) && p[n] != '\n') n++;
     return n;
+}
+
+/* The token at p as an error quotes it (show_token), in ps->shown. */
+static const char *show(obj_parser *ps, const char *p, const char *end)
+{
+    return show_token(ps->shown, sizeof ps->shown, p, token_len(p, end));
 }
 
 /* Skips blanks and line continuations (a backslash right before LF or CRLF,
@@ -252,12 +283,6 @@ static const char *skip_statement(obj_parser *ps, const char *p, const char *end
  * Coordinates
  * ------------------------------------------------------------------------ */
 
-/* What a token that starts with '#' in the middle of a line needs said. */
-static const char *comment_hint(const char *tok)
-{
-    return *tok == '#' ? " ('#' starts a comment only as the first token of a line)" : "";
-}
-
 static int parse_coordinate(obj_parser *ps, const char **pp, const char *end, float *out)
 {
     const char *tok = *pp;
@@ -267,14 +292,14 @@ static int parse_coordinate(obj_parser *ps, const char **pp, const char *end, fl
     case OBJ_NUM_NOMEM:
         return fail(ps, "out of memory");
     case OBJ_NUM_OVERFLOW:
-        return fail(ps, "coordinate \"%.*s\" is beyond the float range (largest float about 3.4e38)",
-                    token_len(tok, end), tok);
+        return fail(ps, "coordinate \"%s\" is beyond the float range (largest float about 3.4e38)",
+                    show(ps, tok, end));
     case OBJ_NUM_MALFORMED:
-        if (!obj_names_nonfinite(tok, token_len(tok, end)))
-            return fail(ps, "malformed number \"%.*s\"%s", token_len(tok, end), tok, comment_hint(tok));
+        if (!obj_names_nonfinite(tok, token_len(tok, end) < 16 ? (int)token_len(tok, end) : 16))
+            return fail(ps, "malformed number \"%s\"", show(ps, tok, end));
         break;
     }
-    return fail(ps, "non-finite coordinate \"%.*s\"", token_len(tok, end), tok);
+    return fail(ps, "non-finite coordinate \"%s\"", show(ps, tok, end));
 }
 
 /* ------------------------------------------------------------------------
@@ -289,6 +314,7 @@ static int parse_vertex(obj_parser *ps, const char **pp, const char *end)
     size_t n = 0;
     for (;;) {
         p = skip_blanks(ps, p, end);
+        if (p < end && *p == '#') p = skip_statement(ps, p, end); /* a comment ends the statement */
         if (p == end || *p == '\n') break;
         if (parse_coordinate(ps, &p, end, n < 3 ? &xyz[n] : &discarded)) return -1;
         n++;
@@ -367,7 +393,7 @@ static int parse_corner(obj_parser *ps, const char **pp, const char *end, uint32
     corner_index ix[N_KINDS];
     const char *p = scan_corner(*pp, end, ix);
     if (!p)
-        return fail(ps, "malformed face corner \"%.*s\"%s", token_len(*pp, end), *pp, comment_hint(*pp));
+        return fail(ps, "malformed face corner \"%s\"", show(ps, *pp, end));
     uint32_t unused;
     if (resolve_index(ps, KIND_V, &ix[KIND_V], vertex)) return -1;
     if (ix[KIND_VT].text && resolve_index(ps, KIND_VT, &ix[KIND_VT], &unused)) return -1;
@@ -386,6 +412,7 @@ static int parse_face(obj_parser *ps, const char **pp, const char *end)
     uint32_t highest = 0;
     for (;;) {
         p = skip_blanks(ps, p, end);
+        if (p < end && *p == '#') p = skip_statement(ps, p, end); /* a comment ends the statement */
         if (p == end || *p == '\n') break;
         if (n == ps->cap_c) {
             uint32_t *bigger = grow(ps, ps->corner, &ps->cap_c, sizeof *ps->corner, "corners in one face");
@@ -446,9 +473,9 @@ static int parse_pass(obj_parser *ps, const char *p, const char *end)
         } else {
             if (kw_len == 2 && kw[0] == 'v' && kw[1] == 't') ps->count[KIND_VT]++;
             if (kw_len == 2 && kw[0] == 'v' && kw[1] == 'n') ps->count[KIND_VN]++;
-            if (!ps->stranger_line && kw[0] != '#' && !obj_keyword(kw, kw_len)) {
+            if (kw[0] != '#' && !obj_keyword(kw, kw_len) && !ps->n_stranger++) {
                 ps->stranger_line = ps->line;
-                snprintf(ps->stranger, sizeof ps->stranger, "%.*s", (int)(kw_len < 15 ? kw_len : 15), kw);
+                show_token(ps->stranger, sizeof ps->stranger, kw, kw_len);
             }
             p = skip_statement(ps, p, end);
         }
@@ -533,7 +560,7 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
         return -1;
     }
     if (ps.n_t == 0) {
-        if (ps.stranger_line) /* cut to 15 bytes; may split a UTF-8 character, harmless in a message */
+        if (ps.stranger_line)
             snprintf(err, errlen, "%s: no triangles (line %zu starts with '%s', which is no OBJ statement; faces "
                      "are 'f' lines)", name, ps.stranger_line, ps.stranger);
         else
@@ -542,6 +569,9 @@ int scene_parse_obj(const char *text, size_t len, const char *name,
         parser_free(&ps);
         return -1;
     }
+    out->n_skipped = ps.n_stranger;
+    out->skipped_line = ps.stranger_line;
+    memcpy(out->skipped, ps.stranger, sizeof out->skipped);
     out->n_vertices = (uint32_t)ps.count[KIND_V];
     out->n_triangles = (uint32_t)ps.n_t;
     out->positions = shrink(ps.pos, 3 * sizeof *ps.pos * out->n_vertices);

@@ -20,6 +20,9 @@
 extern "C" {
 #endif
 
+/* Bytes a scene or an error message keeps of a token it quotes, with its NUL. */
+#define SCENE_TOKEN_SHOWN 48
+
 typedef struct scene {
     float *positions;       /* 3 * n_vertices floats: x y z */
     uint32_t *triangles;    /* 3 * n_triangles vertex indices, 0-based */
@@ -28,6 +31,9 @@ typedef struct scene {
     uint32_t n_degenerate;  /* zero-area triangles (kept, counted) */
     float lo[3], hi[3];     /* bounds of the vertices used by triangles */
     int scale_log2;         /* positions = the source's coordinates * 2^scale_log2 (scene_normalize) */
+    uint64_t n_skipped;     /* OBJ lines whose first token is no OBJ statement, skipped (obj.c) */
+    uint64_t skipped_line;  /* the first of them (1-based; 0: none) */
+    char skipped[SCENE_TOKEN_SHOWN]; /* its first token, bytes outside printable ASCII as \xNN */
 } scene;
 
 /* Loads `path`: plain OBJ, or gzip-compressed OBJ when the name ends in ".gz"

@@ -311,6 +311,27 @@ Test(cli, obj_without_faces)
     run_result_free(&r);
 }
 
+/* Lines of no OBJ statement among good ones are skipped, and said so. */
+Test(cli, obj_with_a_misspelt_statement_warns)
+{
+    const char *path = TMP("misspelt.obj");
+    write_whole_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nF 1 2 4\nF 1 3 4\n");
+    run_result r = KDALLOC("build", "--cpu", path);
+    expect_status(&r, 0, "misspelt statement");
+    char want[600];
+    snprintf(want, sizeof want,
+             "scene: warning: %s:6: 'F' is no OBJ statement; line skipped (2 such lines in all; faces are 'f' lines)\n",
+             path);
+    expect_contains(r.err, want, "misspelt statement");
+    expect_contains(r.err, ": 1 triangle, 4 vertices", "misspelt statement");
+    run_result_free(&r);
+    write_whole_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 # the one face\n");
+    r = KDALLOC("build", "--cpu", path);
+    expect_status(&r, 0, "a comment after a face");
+    cr_expect(strstr(r.err, "warning") == NULL, "a warning where all is well:\n%s", r.err);
+    run_result_free(&r);
+}
+
 Test(cli, unwritable_png)
 {
     const char *path = TMP("no/such/dir/out.png");

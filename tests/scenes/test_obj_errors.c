@@ -45,11 +45,27 @@ Test(errors, malformed_numbers)
         {"v 0 0 0\nv 1 0 0\nv 0 1 0\rf 1 2 3\n",
          "t.obj:3: malformed number \"f\" (lines of the file end in CR alone, as old Mac files do; OBJ lines end "
          "in LF or CRLF)"},
-        /* a comment after a statement: OBJ has none there; the error says so */
-        {"v 1 2 3 # origin\n",
-         "t.obj:1: malformed number \"#\" ('#' starts a comment only as the first token of a line)"},
-        {TRI3 "f 1 2 3 #face\n",
-         "t.obj:4: malformed face corner \"#face\" ('#' starts a comment only as the first token of a line)"},
+        /* '#' starts a comment at the start of a token only */
+        {"v 1 2 3# origin\n", "t.obj:1: malformed number \"3#\""},
+        {TRI3 "f 1 2 3#face\n", "t.obj:4: malformed face corner \"3#face\""},
+    };
+    EXPECT_ERRORS(cases);
+}
+
+Test(errors, quoted_tokens_show_only_printable_ascii)
+{
+    static const error_case cases[] = {
+        {"v 1 2 \x01\n", "t.obj:1: malformed number \"\\x01\""},
+        {"v 1 2 \xc3\xa9\n", "t.obj:1: malformed number \"\\xc3\\xa9\""}, /* UTF-8 e-acute */
+        {"v 1 2 \x1b[2J\n", "t.obj:1: malformed number \"\\x1b[2J\""},    /* a terminal's escape */
+        {TRI3 "f 1 2 \x7f\n", "t.obj:4: malformed face corner \"\\x7f\""},
+        /* cut to 44 bytes and "..." */
+        {"v 1 2 123456789a123456789b123456789c123456789d123456789e\n",
+         "t.obj:1: malformed number \"123456789a123456789b123456789c123456789d1234...\""},
+        {"v 1 2 123456789a123456789b123456789c123456789d1234\n",
+         "t.obj:1: malformed number \"123456789a123456789b123456789c123456789d1234\""},
+        {"v 1 2 123456789a123456789b123456789c123456789d12\xff\n",
+         "t.obj:1: malformed number \"123456789a123456789b123456789c123456789d12...\""},
     };
     EXPECT_ERRORS(cases);
 }

@@ -65,6 +65,8 @@ static void check_real_scene(const char *name)
     cr_expect_eq(s.n_vertices, want->n_vertices);
     cr_expect_eq(s.n_triangles, want->n_triangles);
     cr_expect_eq(s.n_degenerate, want->n_degenerate);
+    cr_expect_eq(s.n_skipped, 0, "%s: line %llu starts with '%s', no OBJ statement", name,
+                 (unsigned long long)s.skipped_line, s.skipped); /* the exporters write only OBJ statements */
     for (int a = 0; a < 3; a++) {
         cr_expect_leq(fabsf(s.lo[a] - want->lo[a]), 1e-4f * fabsf(want->lo[a]),
                       "%s lo[%d] = %.9g, want %.9g", name, a, s.lo[a], want->lo[a]);

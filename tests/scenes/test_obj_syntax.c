@@ -136,6 +136,46 @@ Test(syntax, comments_and_ignored_statements)
     const uint32_t want_t[] = {0, 1, 2};
     expect_positions(&s, want_v, 3);
     expect_triangles(&s, want_t, 1);
+    /* "vertex" is no OBJ statement: skipped, and the scene says where */
+    cr_expect_eq(s.n_skipped, 1);
+    cr_expect_eq(s.skipped_line, 17);
+    cr_expect_str_eq(s.skipped, "vertex");
+    scene_free(&s);
+}
+
+Test(syntax, comments_after_a_statement)
+{
+    scene s = parse_ok("v 0 0 0 # origin\n"
+                       "v 1 0 0\t#x\n"
+                       "v 0 1 0 # 5 5 5\n"
+                       "v 0 0 1 ## \\\n"
+                       "f 1 2 4 (the comment, continued)\n"
+                       "f 1 2 3 # 4\n"
+                       "f 1 3 4 #\n");
+    const float want_v[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const uint32_t want_t[] = {0, 1, 2, 0, 2, 3};
+    expect_positions(&s, want_v, 4);
+    expect_triangles(&s, want_t, 2);
+    cr_expect_eq(s.n_skipped, 0);
+    scene_free(&s);
+}
+
+Test(syntax, lines_of_no_statement_are_counted)
+{
+    scene s = parse_ok("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+                       "f 1 2 3\n"
+                       "F 1 2 4\n"        /* a capital F: skipped, counted */
+                       "\xc3\xa9 1 3 4\n" /* non-ASCII, shown as \xNN */
+                       "F 2 3 4\n");
+    cr_expect_eq(s.n_triangles, 1);
+    cr_expect_eq(s.n_skipped, 3);
+    cr_expect_eq(s.skipped_line, 6);
+    cr_expect_str_eq(s.skipped, "F");
+    scene_free(&s);
+    s = parse_ok("v 0 0 0\nv 1 0 0\nv 0 1 0\n\xc3\xa9\x01 1 2 3\nf 1 2 3\n");
+    cr_expect_eq(s.n_skipped, 1);
+    cr_expect_eq(s.skipped_line, 4);
+    cr_expect_str_eq(s.skipped, "\\xc3\\xa9\\x01");
     scene_free(&s);
 }
 
