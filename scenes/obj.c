@@ -19,13 +19,14 @@
  *   # ...           a comment, as a line's first token or after the numbers
  *                   or corners of a v or f line (a token that starts with
  *                   '#' ends the statement).
- * Every other statement is ignored without error: o g s usemtl mtllib vp l p,
- * free-form geometry (cstype deg curv surf ...) and vendor extensions carry
- * nothing a triangle mesh of positions needs.  A line whose first token is
- * no OBJ keyword at all (often a misspelt or capitalised "f") is skipped as
- * well, but counted: the scene reports the first (scene.h), and where no
- * triangle is read the error names it.  Tokens quoted in messages show
- * bytes outside printable ASCII as \xNN.
+ * Every other OBJ statement is skipped without a word: o g s usemtl mtllib
+ * vp l p and free-form geometry (cstype deg curv surf ...) carry nothing a
+ * triangle mesh of positions needs.  A line whose first token is no OBJ
+ * keyword (a misspelt or capitalised "f", a vendor's extension) is skipped
+ * too, but counted: the scene records the first (scene.h), the command line
+ * warns of it, and where no triangle is read the error names it.  Tokens
+ * quoted in messages show a backslash doubled and bytes outside printable
+ * ASCII as \xNN, cut with "..." where long.
  *
  * Lexical rules: tokens are separated by blanks (obj_lex.h), so CRLF files
  * read like LF ones; blank lines, leading and trailing blanks and a
@@ -117,20 +118,26 @@ static void parser_free(obj_parser *ps)
     free(ps->face_c);
 }
 
+/* Bytes show_token writes for byte c: printable ASCII as it is, a backslash
+ * doubled, every other byte as \xNN. */
+static size_t shown_bytes(unsigned char c) { return c == '\\' ? 2 : c >= 0x21 && c <= 0x7e ? 1 : 4; }
+
 /* Writes a token of `len` bytes as a message may quote it into buf (size
- * bytes, at least 8): printable ASCII as it is, every other byte as \xNN, so
- * that a stray control or non-ASCII byte cannot garble the terminal; "..."
- * ends a token cut to fit.  Returns buf. */
+ * bytes, at least 8), each byte as shown_bytes says, so that a stray control
+ * or non-ASCII byte cannot garble the terminal; a token that does not fit
+ * whole is cut where "..." and the NUL still fit, and ends in "...".
+ * Returns buf. */
 static const char *show_token(char *buf, size_t size, const char *tok, size_t len)
 {
+    size_t whole = 0;
+    for (size_t i = 0; i < len && whole < size; i++) whole += shown_bytes((unsigned char)tok[i]);
+    size_t room = whole < size ? size - 1 : size - 4; /* with the NUL, or "..." and the NUL */
     size_t o = 0, i = 0;
-    for (; i < len; i++) {
+    for (; i < len && o + shown_bytes((unsigned char)tok[i]) <= room; i++) {
         unsigned char c = (unsigned char)tok[i];
-        size_t need = c >= 0x21 && c <= 0x7e ? 1 : 4;
-        if (o + need + 4 > size) break; /* room for "..." and the NUL */
-        if (need == 1) buf[o] = (char)c;
-        else snprintf(buf + o, 5, "\\x%02x", c);
-        o += need;
+        if (shown_bytes(c) == 1) buf[o++] = (char)c;
+        else if (c == '\\') buf[o++] = '\\', buf[o++] = '\\';
+        else o += (size_t)snprintf(buf + o, 5, "\\x%02x", c);
     }
     if (i < len) memcpy(buf + o, "...", 3), o += 3;
     buf[o] = '\0';
@@ -248,8 +255,17 @@ static const char *show(obj_parser *ps, const char *p, const char *end)
     return show_token(ps->shown, sizeof ps->shown, p, token_len(p, end));
 }
 
-/* Skips blanks and line continuations (a backslash right before LF or CRLF,
- * or ending the text), counting the lines joined. */
+/* Whether p is a backslash that continues the line: right before LF or
+ * CRLF, or ending the text. */
+static int at_continuation(const char *p, const char *end)
+{
+    if (p == end || *p != '\\') return 0;
+    if (++p < end && *p == '\r') p++;
+    return p == end || *p == '\n';
+}
+
+/* Skips blanks and line continuations (at_continuation), counting the lines
+ * joined. */
 static const char *skip_blanks(obj_parser *ps, const char *p, const char *end)
 {
     for (;;) {
@@ -436,8 +452,9 @@ static int parse_face(obj_parser *ps, const char **pp, const char *end)
 }
 
 /* Whether kw is a statement of the OBJ format (Wavefront's list; all but
- * v, vt, vn and f are skipped), so that a file without triangles can name
- * the first line that is none, often a misspelt or capitalised "f". */
+ * v, vt, vn and f are skipped), so that a line that starts with none, often
+ * a misspelt or capitalised "f", is counted, warned of (cli.c) and, in a
+ * file without triangles, named in the error. */
 static int obj_keyword(const char *kw, size_t n)
 {
     static const char *const known[] = {"v",     "vt",     "vn",    "vp",     "f",      "l",      "p",     "o",
@@ -464,7 +481,7 @@ static int parse_pass(obj_parser *ps, const char *p, const char *end)
             continue;
         }
         const char *kw = p;
-        while (p < end && !obj_is_blank(*p) && *p != '\n') p++;
+        while (p < end && !obj_is_blank(*p) && *p != '\n' && !at_continuation(p, end)) p++; /* "f\" LF: f */
         size_t kw_len = (size_t)(p - kw);
         if (kw_len == 1 && kw[0] == 'v') {
             if (parse_vertex(ps, &p, end)) return -1;
@@ -495,6 +512,7 @@ static int parse_checked(obj_parser *ps, const char *text, size_t len)
     obj_parser again;
     parser_init(&again, ps->name, ps->err, ps->errlen, ps->count);
     parse_pass(&again, text, text + len);
+    ps->line = again.line; /* the error's line, for hint_cr_only */
     parser_free(&again);
     return -1;
 }

@@ -33,7 +33,8 @@ typedef struct scene {
     int scale_log2;         /* positions = the source's coordinates * 2^scale_log2 (scene_normalize) */
     uint64_t n_skipped;     /* OBJ lines whose first token is no OBJ statement, skipped (obj.c) */
     uint64_t skipped_line;  /* the first of them (1-based; 0: none) */
-    char skipped[SCENE_TOKEN_SHOWN]; /* its first token, bytes outside printable ASCII as \xNN */
+    char skipped[SCENE_TOKEN_SHOWN]; /* its first token, printable: \\ for a backslash, \xNN for bytes outside
+                                        printable ASCII, cut with "..." where long */
 } scene;
 
 /* Loads `path`: plain OBJ, or gzip-compressed OBJ when the name ends in ".gz"

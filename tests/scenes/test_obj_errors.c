@@ -33,7 +33,7 @@ Test(errors, malformed_numbers)
         {"v 1 2 1,5\n", "t.obj:1: malformed number \"1,5\""},
         {"v 0x1p3 2 3\n", "t.obj:1: malformed number \"0x1p3\""},
         {"v 1 2 3/4\n", "t.obj:1: malformed number \"3/4\""},
-        {"v 1 2 3 \\ 4\n", "t.obj:1: malformed number \"\\\""},
+        {"v 1 2 3 \\ 4\n", "t.obj:1: malformed number \"\\\\\""}, /* a backslash shown doubled */
         {"# header\r\n\r\nv 1 2 3\r\nv 1 -2.5e 3\r\n", "t.obj:4: malformed number \"-2.5e\""},
         /* lines ended by CR alone are one line: the error says why; a lone
          * CR ending a one-line file is not the cause */
@@ -41,6 +41,10 @@ Test(errors, malformed_numbers)
          "t.obj:1: malformed number \"v\" (lines of the file end in CR alone, as old Mac files do; OBJ lines end "
          "in LF or CRLF)"},
         {"v 0 0 x\r", "t.obj:1: malformed number \"x\""},
+        /* a forward index found too far in the second pass: the hint looks at its line */
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 5 # c\rd\nv 0 0 1\n",
+         "t.obj:4: vertex index 5 out of range (4 defined) (lines of the file end in CR alone, as old Mac files do; "
+         "OBJ lines end in LF or CRLF)"},
         /* some lines ended by CR alone among LF ones: two ran together */
         {"v 0 0 0\nv 1 0 0\nv 0 1 0\rf 1 2 3\n",
          "t.obj:3: malformed number \"f\" (lines of the file end in CR alone, as old Mac files do; OBJ lines end "
@@ -59,13 +63,17 @@ Test(errors, quoted_tokens_show_only_printable_ascii)
         {"v 1 2 \xc3\xa9\n", "t.obj:1: malformed number \"\\xc3\\xa9\""}, /* UTF-8 e-acute */
         {"v 1 2 \x1b[2J\n", "t.obj:1: malformed number \"\\x1b[2J\""},    /* a terminal's escape */
         {TRI3 "f 1 2 \x7f\n", "t.obj:4: malformed face corner \"\\x7f\""},
-        /* cut to 44 bytes and "..." */
+        /* too long: cut to 44 bytes and "..." */
         {"v 1 2 123456789a123456789b123456789c123456789d123456789e\n",
          "t.obj:1: malformed number \"123456789a123456789b123456789c123456789d1234...\""},
         {"v 1 2 123456789a123456789b123456789c123456789d1234\n",
          "t.obj:1: malformed number \"123456789a123456789b123456789c123456789d1234\""},
+        {"v 1 2 123456789a123456789b123456789c123456789d1234567\n", /* 47 bytes and the NUL: whole */
+         "t.obj:1: malformed number \"123456789a123456789b123456789c123456789d1234567\""},
         {"v 1 2 123456789a123456789b123456789c123456789d12\xff\n",
-         "t.obj:1: malformed number \"123456789a123456789b123456789c123456789d12...\""},
+         "t.obj:1: malformed number \"123456789a123456789b123456789c123456789d12\\xff\""},
+        {"v 1 2 123456789a123456789b123456789c123456789d123\xff\xff\n",
+         "t.obj:1: malformed number \"123456789a123456789b123456789c123456789d123...\""},
     };
     EXPECT_ERRORS(cases);
 }

@@ -194,6 +194,11 @@ Test(syntax, backslash_continues_a_line)
     expect_positions(&s, want_v, 3);
     expect_triangles(&s, want_t, 1);
     scene_free(&s);
+    /* A keyword continued on the next line */
+    s = parse_ok("v 0 0 0\nv 1 0 0\nv 0 1 0\nf\\\n1 2 3\nf\\\r\n 1 3 2\n");
+    cr_expect_eq(s.n_triangles, 2);
+    cr_expect_eq(s.n_skipped, 0);
+    scene_free(&s);
     /* Joined lines still count: the error is on physical line 4. */
     expect_error("v 1 \\\n2 \\\n3\nv 1 2 x\n", "t.obj:4: malformed number \"x\"");
 }
