@@ -270,12 +270,10 @@ static const char *skip_blanks(obj_parser *ps, const char *p, const char *end)
 {
     for (;;) {
         while (p < end && obj_is_blank(*p)) p++;
-        if (p == end || *p != '\\') return p;
-        const char *q = p + 1;
-        if (q < end && *q == '\r') q++;
-        if (q == end) return end;
-        if (*q != '\n') return p;
-        p = q + 1;
+        if (!at_continuation(p, end)) return p;
+        p = memchr(p, '\n', (size_t)(end - p)); /* the LF right after the backslash (and a CR) */
+        if (!p) return end;
+        p++;
         ps->line++;
     }
 }

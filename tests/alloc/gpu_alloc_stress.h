@@ -16,7 +16,7 @@ typedef struct gpu_stress_result {
     uint64_t corrupt;    /* checks that found another owner's pattern */
     uint64_t misaligned; /* pointers not 16-byte aligned */
     uint64_t outside;    /* blocks reaching outside the pool */
-    uint64_t split;      /* kda_malloc_warp calls that gave some lanes NULL, not all */
+    uint64_t split;      /* kda_malloc_warp requests that gave some lanes NULL, not all */
 } gpu_stress_result;
 
 /* Who asks: lane 0 for its warp (kda_malloc); every lane for its own size
