@@ -308,10 +308,12 @@ static int parse_coordinate(obj_parser *ps, const char **pp, const char *end, fl
     case OBJ_NUM_OVERFLOW:
         return fail(ps, "coordinate \"%s\" is beyond the float range (largest float about 3.4e38)",
                     show(ps, tok, end));
-    case OBJ_NUM_MALFORMED:
-        if (!obj_names_nonfinite(tok, token_len(tok, end) < 16 ? (int)token_len(tok, end) : 16))
+    case OBJ_NUM_MALFORMED: {
+        size_t n = token_len(tok, end); /* no name of a non-finite value is longer than 16 */
+        if (!obj_names_nonfinite(tok, n < 16 ? (int)n : 16))
             return fail(ps, "malformed number \"%s\"", show(ps, tok, end));
         break;
+    }
     }
     return fail(ps, "non-finite coordinate \"%s\"", show(ps, tok, end));
 }
