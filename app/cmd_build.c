@@ -37,14 +37,15 @@ static void print_table(const char *label, int scale_log2, const tree_result *r)
     printf("%-22s %.3f ms\n", "build time", st->build_ms);
 }
 
-static void print_json(const char *label, int scale_log2, const tree_result *r)
+static void print_json(const char *label, const scene *s, const tree_result *r)
 {
     const kdtree_stats *st = &r->stats;
     printf("{");
     cli_json_string("scene", label);
+    cli_json_scene_notes(s);
     printf(", \"scale_log2\": %d, \"builder\": \"%s\", \"n_tris\": %u, \"nodes\": %u, \"leaves\": %u, "
            "\"empty_leaves\": %u, \"max_depth\": %u, \"depth_limit\": %u, \"n_refs\": %llu, \"refs_per_tri\": ",
-           scale_log2, r->builder, st->n_triangles, st->n_nodes, st->n_leaves, st->n_empty_leaves, st->max_depth,
+           s->scale_log2, r->builder, st->n_triangles, st->n_nodes, st->n_leaves, st->n_empty_leaves, st->max_depth,
            st->depth_limit, (unsigned long long)st->n_refs);
     cli_json_number(st->refs_per_triangle);
     printf(", \"sah_cost\": ");
@@ -96,7 +97,7 @@ int cmd_build(int argc, char **argv)
     int rc = tree_build(&ts, &s, &r);
     if (rc == 0 && check) rc = tree_result_check(&r, &s);
     if (rc == 0) {
-        if (json) print_json(label, s.scale_log2, &r);
+        if (json) print_json(label, &s, &r);
         else print_table(label, s.scale_log2, &r);
         if (profile) tree_result_print_profile(&r);
     }

@@ -401,6 +401,7 @@ static void print_json(const render_request *rq, const char *label, const scene 
     const camera *c = &rq->opt.cam;
     printf("{");
     cli_json_string("scene", label);
+    cli_json_scene_notes(s);
     printf(", \"scale_log2\": %d, ", s->scale_log2);
     cli_json_string("builder", r->builder);
     printf(", \"nodes\": %u, \"refs_per_tri\": ", r->stats.n_nodes);

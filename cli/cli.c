@@ -163,6 +163,12 @@ void cli_json_string(const char *key, const char *text)
     printf("\"");
 }
 
+void cli_json_scene_notes(const scene *s)
+{
+    printf(", \"degenerate_triangles\": %u, \"skipped_obj_lines\": %llu", s->n_degenerate,
+           (unsigned long long)s->n_skipped);
+}
+
 int cli_scene_positional(scene_source *src, int argc, char **argv, int first)
 {
     if (first < argc) src->path = argv[first++];

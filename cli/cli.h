@@ -45,6 +45,9 @@ void cli_json_number(double x);
  * characters as \u00XX, and each byte that is not part of well-formed
  * UTF-8 as \ufffd (a file name may hold any bytes; JSON text is UTF-8). */
 void cli_json_string(const char *key, const char *text);
+/* Prints ", "degenerate_triangles": N, "skipped_obj_lines": N" on stdout:
+ * what cli_load_scene warns of, for a reader of --json alone. */
+void cli_json_scene_notes(const scene *s);
 
 /* Strict number parsing for option values; they print the usage error. */
 int cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out);

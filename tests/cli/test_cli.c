@@ -325,6 +325,18 @@ Test(cli, obj_with_a_misspelt_statement_warns)
     expect_contains(r.err, want, "misspelt statement");
     expect_contains(r.err, ": 1 triangle, 4 vertices", "misspelt statement");
     run_result_free(&r);
+    /* --json says it too, beside a zero-area face (kept, counted) */
+    write_whole_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nF 1 2 4\nf 3 3 1\nF 1 3 4\n");
+    r = KDALLOC("build", "--cpu", "--json", path);
+    expect_status(&r, 0, "misspelt statement, --json");
+    expect_json(r.out, "misspelt statement, --json");
+    expect_contains(r.out, "\"degenerate_triangles\": 1, \"skipped_obj_lines\": 2,", "misspelt statement, --json");
+    run_result_free(&r);
+    r = KDALLOC("render", "--cpu", "--json", path, "-o", TMP("misspelt.png"), "--width", "16", "--height", "12");
+    expect_status(&r, 0, "misspelt statement, render --json");
+    expect_json(r.out, "misspelt statement, render --json");
+    expect_contains(r.out, "\"degenerate_triangles\": 1, \"skipped_obj_lines\": 2,", "misspelt statement, render --json");
+    run_result_free(&r);
     write_whole_file(path, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 # the one face\n");
     r = KDALLOC("build", "--cpu", path);
     expect_status(&r, 0, "a comment after a face");
