@@ -21,6 +21,15 @@
 #define TMP(file) KDA_TEST_TMPDIR "/test_render_" file
 #define PI_F 3.14159265f
 
+/* In the sanitized build (KDA_SANITIZED: CI's second pass, which checks
+ * memory use rather than answers) a brute-force test costs several times
+ * more: the oracles there check this share of their rays, 1 in ORACLE_SHARE. */
+#if KDA_SANITIZED
+#define ORACLE_SHARE 4u
+#else
+#define ORACLE_SHARE 1u
+#endif
+
 /* ------------------------------------------------------------------------
  * Deterministic random numbers (splitmix64)
  * ------------------------------------------------------------------------ */
