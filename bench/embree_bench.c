@@ -147,6 +147,7 @@ static void print_json(const char *label, const scene *s, int threads, const cha
 {
     printf("{");
     cli_json_string("scene", label);
+    cli_json_scene_notes(s);
     printf(", \"n_tris\": %u, \"threads\": %d, ", s->n_triangles, threads);
     cli_json_string("embree", version);
     printf(", ");

@@ -422,11 +422,8 @@ static void create_grown(kda_pool *pool)
  * the slot must still name its chunk.  The test then plays the closer, and
  * the requests go on (with SM 1's, on its own slot), every block claimed
  * unit by unit and pattern-checked. */
-Test(countedbump, shared_slot_bound_while_its_closer_is_held_up, .timeout = 120)
+Test(countedbump, shared_slot_bound_while_its_closer_is_held_up, .timeout = 300)
 {
-#if KDA_SANITIZED /* 8,256 threads, most of them waiting: half a minute there, for a question of answers */
-    cr_skip_test("the plain build runs this test; the sanitized one runs shared_slot_serves_each_block_once");
-#endif
     kda_pool pool;
     create_grown(&pool);
     kda_heap *h = &pool.heap;

@@ -21,9 +21,10 @@
 #define TMP(file) KDA_TEST_TMPDIR "/test_render_" file
 #define PI_F 3.14159265f
 
-/* In the sanitized build (KDA_SANITIZED: CI's second pass, which checks
- * memory use rather than answers) a brute-force test costs several times
- * more: the oracles there check this share of their rays, 1 in ORACLE_SHARE. */
+/* In the sanitized build (KDA_SANITIZED: CI's second pass, with ASan, UBSan
+ * and the invariant assertions) a brute-force test costs several times
+ * more: the heaviest oracles there check 1 ray in ORACLE_SHARE of the plain
+ * build's. */
 #if KDA_SANITIZED
 #define ORACLE_SHARE 4u
 #else

@@ -199,7 +199,7 @@ static void expect_no_mismatch(const ray_check *c, const char *label)
 
 /* Brute force costs one ray/triangle test per ray and triangle: each
  * group of rays gets about this many tests, within [min_rays, max_rays]
- * (ORACLE_SHARE of them all in the sanitized build). */
+ * (budget and bounds 1 in ORACLE_SHARE of these in the sanitized build). */
 #define BRUTE_FORCE_BUDGET 100000000ull
 
 static uint32_t rays_within_budget(uint32_t n_triangles, uint64_t budget, uint32_t min_rays, uint32_t max_rays)
