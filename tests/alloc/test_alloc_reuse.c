@@ -83,10 +83,10 @@ static reuse_result reuse_run(uint64_t pool_bytes, uint32_t size, uint32_t k, ui
 
 static double share(uint64_t part, uint64_t whole) { return whole ? (double)(part < whole ? part : whole) / (double)whole : 0.0; }
 
-/* The sanitized build (KDA_SANITIZED) fills the pool once a size and
- * refill, at one K of the three: each fill costs several times more there,
- * and the plain build runs all three. */
-#if KDA_SANITIZED
+/* The sanitized build (KDA_TEST_SHARE above 1, tests/CMakeLists.txt)
+ * fills the pool once a size and refill, at one K of the three: each fill
+ * costs several times more there, and the plain build runs all three. */
+#if KDA_TEST_SHARE > 1
 static const uint32_t ks[] = {16};
 #else
 static const uint32_t ks[] = {2, 16, 64};

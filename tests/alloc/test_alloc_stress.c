@@ -20,15 +20,8 @@ static char err[256];
 
 /* ---- random sizes and lifetimes ---- */
 
-/* Operations a thread makes, and the allocations expected of them, are a
- * quarter in the sanitized build (KDA_SANITIZE: several times slower a
- * step), which looks for memory errors, not for rare interleavings; the
- * plain build makes them all. */
-#if KDA_SANITIZED
-#define STRESS_SHARE 4
-#else
-#define STRESS_SHARE 1
-#endif
+/* Operations a thread makes, and the allocations expected of them, are
+ * 1 in KDA_TEST_SHARE (tests/CMakeLists.txt) in the sanitized build. */
 
 typedef struct stress_args {
     kda_pool *pool;
@@ -116,11 +109,11 @@ static void run_stress(uint64_t pool_bytes, int iterations, uint64_t *nulls, uin
 Test(alloc, stress_random_malloc_free, .timeout = 240)
 {
     uint64_t nulls, allocations;
-    run_stress(48u << 20, 40000 / STRESS_SHARE, &nulls, &allocations);
-    cr_assert_gt(allocations, 100000 / STRESS_SHARE);
+    run_stress(48u << 20, 40000 / KDA_TEST_SHARE, &nulls, &allocations);
+    cr_assert_gt(allocations, 100000 / KDA_TEST_SHARE);
     cr_assert_lt(nulls, allocations / 10, "%llu of %llu failed in a pool 3x the live set",
                  (unsigned long long)nulls, (unsigned long long)allocations);
-    run_stress(3u << 20, 20000 / STRESS_SHARE, &nulls, &allocations);
+    run_stress(3u << 20, 20000 / KDA_TEST_SHARE, &nulls, &allocations);
     cr_assert_gt(nulls, 0, "a 3 MiB pool must run out under 8 threads holding up to 16 x 128 KiB");
 }
 #elif KDA_ALLOC_CONSECUTIVE
@@ -129,7 +122,7 @@ Test(alloc, stress_random_malloc_free, .timeout = 240)
 Test(alloc, stress_random_malloc_free, .timeout = 240)
 {
     uint64_t nulls, allocations;
-    run_stress(1200u << 20, 10000 / STRESS_SHARE, &nulls, &allocations);
+    run_stress(1200u << 20, 10000 / KDA_TEST_SHARE, &nulls, &allocations);
     cr_assert_eq(nulls, 0, "%llu of %llu failed", (unsigned long long)nulls, (unsigned long long)allocations);
 }
 #else
@@ -137,8 +130,8 @@ Test(alloc, stress_random_malloc_free, .timeout = 240)
 Test(alloc, stress_random_malloc_free, .timeout = 240)
 {
     uint64_t nulls, allocations;
-    run_stress(pool_of(48u << 20), 40000 / STRESS_SHARE, &nulls, &allocations);
-    cr_assert_gt(allocations, 100000 / STRESS_SHARE);
+    run_stress(pool_of(48u << 20), 40000 / KDA_TEST_SHARE, &nulls, &allocations);
+    cr_assert_gt(allocations, 100000 / KDA_TEST_SHARE);
     cr_assert_lt(nulls, allocations / 10, "%llu of %llu failed in a pool 3x the live set",
                  (unsigned long long)nulls, (unsigned long long)allocations);
 }

@@ -21,16 +21,6 @@
 #define TMP(file) KDA_TEST_TMPDIR "/test_render_" file
 #define PI_F 3.14159265f
 
-/* In the sanitized build (KDA_SANITIZED: CI's second pass, with ASan, UBSan
- * and the invariant assertions) a brute-force test costs several times
- * more: the heaviest oracles there check 1 ray in ORACLE_SHARE of the plain
- * build's. */
-#if KDA_SANITIZED
-#define ORACLE_SHARE 4u
-#else
-#define ORACLE_SHARE 1u
-#endif
-
 /* ------------------------------------------------------------------------
  * Deterministic random numbers (splitmix64)
  * ------------------------------------------------------------------------ */

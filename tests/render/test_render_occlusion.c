@@ -9,8 +9,8 @@
  * leaves every pixel that shows the scene at full light. */
 #include "test_render.h"
 
-/* Queries a scene (a share of them in the sanitized build, test_render.h). */
-#define OCCLUSION_QUERIES (3000u / ORACLE_SHARE)
+/* Queries a scene (1 in KDA_TEST_SHARE in the sanitized build, tests/CMakeLists.txt). */
+#define OCCLUSION_QUERIES (3000u / KDA_TEST_SHARE)
 
 /* A ray from inside the scene's box (or from outside it, toward it) with
  * a random length: an infinite one, one within the box, or a tiny one. */
@@ -91,7 +91,7 @@ Test(occlusion, shadow_and_ao_rays_validate)
     o.shadows = 1;
     validation v;
     char err[512];
-    cr_assert_eq(validate_camera_rays_cpu(&t, &s, &o, 600 / ORACLE_SHARE, &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(validate_camera_rays_cpu(&t, &s, &o, 600 / KDA_TEST_SHARE, &v, err, sizeof err), 0, "%s", err);
     cr_expect_eq(v.mismatches, 0, "%llu camera-ray mismatches: %s", (unsigned long long)v.mismatches, v.first);
     cr_expect_eq(v.occlusion_mismatches, 0, "%llu occlusion mismatches: %s",
                  (unsigned long long)v.occlusion_mismatches, v.first);

@@ -199,14 +199,14 @@ static void expect_no_mismatch(const ray_check *c, const char *label)
 
 /* Brute force costs one ray/triangle test per ray and triangle: each
  * group of rays gets about this many tests, within [min_rays, max_rays]
- * (budget and bounds 1 in ORACLE_SHARE of these in the sanitized build). */
+ * (budget and bounds 1 in KDA_TEST_SHARE of these in the sanitized build). */
 #define BRUTE_FORCE_BUDGET 100000000ull
 
 static uint32_t rays_within_budget(uint32_t n_triangles, uint64_t budget, uint32_t min_rays, uint32_t max_rays)
 {
-    budget /= ORACLE_SHARE; /* and the bounds with it: the sanitized build's share */
-    min_rays /= ORACLE_SHARE;
-    max_rays /= ORACLE_SHARE;
+    budget /= KDA_TEST_SHARE; /* and the bounds with it: the sanitized build's share */
+    min_rays /= KDA_TEST_SHARE;
+    max_rays /= KDA_TEST_SHARE;
     uint64_t n = budget / n_triangles;
     return n < min_rays ? min_rays : (n > max_rays ? max_rays : (uint32_t)n);
 }
